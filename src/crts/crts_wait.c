@@ -1,0 +1,177 @@
+/*
+ * crts_wait.c - spin-then-futex waits, barriers and locks for the emulator.
+ */
+
+#include "crts_wait.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "crts_cg.h"
+
+static int spin_limit_cached = -1;
+
+int crts_spin_limit(void)
+{
+  int limit = __atomic_load_n(&spin_limit_cached, __ATOMIC_RELAXED);
+  if (limit >= 0)
+    return limit;
+  const char *env = getenv("CRTS_SPIN");
+  if (env && *env) {
+    limit = atoi(env);
+    if (limit < 0)
+      limit = 0;
+  } else {
+    /*
+     * Spinning only pays when the thread we wait for can run meanwhile on
+     * another core; with more CPE threads than cores it steals their time.
+     */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = crts_cg.ncpes > 0 ? crts_cg.ncpes + 1 : 2;
+    limit = cores >= threads ? 20000 : (cores > 1 ? 200 : 0);
+  }
+  __atomic_store_n(&spin_limit_cached, limit, __ATOMIC_RELAXED);
+  return limit;
+}
+
+void crts_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield" ::: "memory");
+#else
+  atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
+void crts_futex_wait(_Atomic uint32_t *word, uint32_t expected, int shared)
+{
+  int op = shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE;
+  /* EAGAIN (value changed) and EINTR both mean: look again. */
+  syscall(SYS_futex, (uint32_t *)word, op, expected, NULL, NULL, 0);
+}
+
+void crts_futex_wake(_Atomic uint32_t *word, int count, int shared)
+{
+  int op = shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE;
+  syscall(SYS_futex, (uint32_t *)word, op, count, NULL, NULL, 0);
+}
+
+void crts_barrier_wait(struct crts_barrier *b, uint32_t count, int shared)
+{
+  if (count <= 1)
+    return;
+  uint32_t gen = atomic_load_explicit(&b->generation, memory_order_acquire);
+  uint32_t arrived = atomic_fetch_add(&b->arrived, 1) + 1;
+  if (arrived == count) {
+    atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
+    atomic_fetch_add(&b->generation, 1);
+    if (atomic_load(&b->sleepers) != 0)
+      crts_futex_wake(&b->generation, INT_MAX, shared);
+    return;
+  }
+  int limit = crts_spin_limit();
+  for (int i = 0; i < limit; i++) {
+    if (atomic_load_explicit(&b->generation, memory_order_acquire) != gen)
+      return;
+    crts_cpu_relax();
+  }
+  atomic_fetch_add(&b->sleepers, 1);
+  while (atomic_load(&b->generation) == gen)
+    crts_futex_wait(&b->generation, gen, shared);
+  atomic_fetch_sub(&b->sleepers, 1);
+}
+
+void crts_lockword_acquire(_Atomic uint32_t *w, int shared)
+{
+  uint32_t c = 0;
+  if (atomic_compare_exchange_strong(w, &c, 1))
+    return;
+  int limit = crts_spin_limit();
+  for (int i = 0; i < limit; i++) {
+    c = 0;
+    if (atomic_load_explicit(w, memory_order_relaxed) == 0 &&
+        atomic_compare_exchange_weak(w, &c, 1))
+      return;
+    crts_cpu_relax();
+  }
+  /* Mark the word contended so the holder wakes us on release. */
+  if (c != 2)
+    c = atomic_exchange(w, 2);
+  while (c != 0) {
+    crts_futex_wait(w, 2, shared);
+    c = atomic_exchange(w, 2);
+  }
+}
+
+int crts_lockword_try(_Atomic uint32_t *w)
+{
+  uint32_t c = 0;
+  return atomic_compare_exchange_strong(w, &c, 1) ? 0 : 1;
+}
+
+void crts_lockword_release(_Atomic uint32_t *w, int shared)
+{
+  if (atomic_exchange(w, 0) == 2)
+    crts_futex_wake(w, 1, shared);
+}
+
+void crts_lock_acquire(struct crts_lock *l, int shared)
+{
+  crts_lockword_acquire(&l->word, shared);
+}
+
+int crts_lock_try(struct crts_lock *l) { return crts_lockword_try(&l->word); }
+
+void crts_lock_release(struct crts_lock *l, int shared)
+{
+  crts_lockword_release(&l->word, shared);
+}
+
+void crts_word_wait_ge(volatile int *word, int value,
+                       _Atomic(volatile int *) *slot)
+{
+  _Atomic int *w = (_Atomic int *)word;
+  if (atomic_load_explicit(w, memory_order_acquire) >= value)
+    return;
+  int limit = crts_spin_limit();
+  for (int i = 0; i < limit; i++) {
+    if (atomic_load_explicit(w, memory_order_acquire) >= value)
+      return;
+    crts_cpu_relax();
+  }
+  for (;;) {
+    /* Publish, then re-check: pairs with the notifier's add-then-look. */
+    atomic_store(slot, word);
+    int seen = atomic_load(w);
+    if (seen >= value)
+      break;
+    crts_futex_wait((_Atomic uint32_t *)word, (uint32_t)seen, 0);
+  }
+  atomic_store(slot, NULL);
+}
+
+void crts_word_add_notify(volatile int *word, int add,
+                          _Atomic(volatile int *) *slot)
+{
+  atomic_fetch_add((_Atomic int *)word, add);
+  if (slot && atomic_load(slot) == word)
+    crts_futex_wake((_Atomic uint32_t *)word, INT_MAX, 0);
+}
+
+void crts_wait_change(_Atomic uint32_t *word, uint32_t expected, int shared)
+{
+  int limit = crts_spin_limit();
+  for (int i = 0; i < limit; i++) {
+    if (atomic_load_explicit(word, memory_order_acquire) != expected)
+      return;
+    crts_cpu_relax();
+  }
+  while (atomic_load(word) == expected)
+    crts_futex_wait(word, expected, shared);
+}
