@@ -42,14 +42,16 @@ static int slice_layout(struct crts_cpe *cpe)
   char *frame = __builtin_frame_address(0);
   /* Everything above this frame is glibc's TCB, static TLS and start frame. */
   cpe->static_ldm = (size_t)(top - frame);
-  char *guard = top - cpe->static_ldm - crts_cg.stack_size - page;
-  guard = (char *)((uintptr_t)guard & ~(uintptr_t)(page - 1));
-  if (guard <= cpe->ldm) {
-    crts_report("CRTS_init", "static LDM data (%zu bytes) plus the stack "
-                "reserve CRTS_LDM_STACK_SIZE=%zu leave no LDM heap",
-                cpe->static_ldm, crts_cg.stack_size);
+  size_t reserved = cpe->static_ldm + crts_cg.stack_size + page;
+  if (reserved + page > CRTS_MAX_LDM_SIZE) {
+    if (cpe->tid == 0) /* every CPE measures the same; say it once */
+      crts_report("CRTS_init", "static LDM data (%zu bytes) plus the stack "
+                  "reserve CRTS_LDM_STACK_SIZE=%zu leave no LDM heap",
+                  cpe->static_ldm, crts_cg.stack_size);
     return -1;
   }
+  char *guard = top - reserved;
+  guard = (char *)((uintptr_t)guard & ~(uintptr_t)(page - 1));
   if (mprotect(guard, page, PROT_NONE) != 0)
     return -1;
   cpe->heap_limit = guard;
