@@ -91,6 +91,7 @@ static void allocator(void *arg)
 
 Test(ldm, allocator_reuses_and_never_overflows)
 {
+  unsetenv("CRTS_LDM_STACK_SIZE");
   crts_test_run(allocator, NULL);
   CRTS_ASSERT_NO_CPE_FAILURE();
 }
@@ -132,6 +133,7 @@ static void stack_reserve(void *arg)
 Test(ldm, stack_reserve_setting_moves_the_heap_limit)
 {
   int free_default = 0;
+  unsetenv("CRTS_LDM_STACK_SIZE");
   crts_test_run(stack_reserve, &free_default);
   /* The default reserve is 32 KiB; 96 KiB leaves 64 KiB less heap. */
   cr_assert_eq(crts_cg.stack_size, 32 * 1024);
