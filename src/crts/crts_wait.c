@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -14,32 +15,50 @@
 #include "crts_cg.h"
 
 static int spin_limit_cached = -1;
+static int spin_yields; /* oversubscribed: a polling step yields the core */
+
+/* Cores this process may run on (taskset counts, not the machine's). */
+static int usable_cores(void)
+{
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    return CPU_COUNT(&set);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
 
 int crts_spin_limit(void)
 {
   int limit = __atomic_load_n(&spin_limit_cached, __ATOMIC_RELAXED);
   if (limit >= 0)
     return limit;
+  int threads = crts_cg.ncpes > 0 ? crts_cg.ncpes + 1 : 2;
+  /*
+   * With a core per thread, the thread we wait for runs meanwhile: poll
+   * with a pause for a few tens of microseconds.  With more threads than
+   * cores, it is waiting for our core: each polling step yields it instead,
+   * which costs far less than a futex sleep and wake when the wait is short.
+   * Either way the waiter sleeps on a futex once the limit is spent.
+   */
+  int yields = usable_cores() < threads;
+  limit = yields ? 16 : 1000;
   const char *env = getenv("CRTS_SPIN");
-  if (env && *env) {
-    limit = atoi(env);
-    if (limit < 0)
-      limit = 0;
-  } else {
-    /*
-     * Spinning only pays when the thread we wait for can run meanwhile on
-     * another core; with more CPE threads than cores it steals their time.
-     */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = crts_cg.ncpes > 0 ? crts_cg.ncpes + 1 : 2;
-    limit = cores >= threads ? 20000 : (cores > 1 ? 200 : 0);
-  }
+  if (env && *env)
+    limit = atoi(env) > 0 ? atoi(env) : 0;
+  const char *mode = getenv("CRTS_SPIN_MODE");
+  if (mode && *mode)
+    yields = mode[0] == 'y';
+  __atomic_store_n(&spin_yields, yields, __ATOMIC_RELAXED);
   __atomic_store_n(&spin_limit_cached, limit, __ATOMIC_RELAXED);
   return limit;
 }
 
 void crts_cpu_relax(void)
 {
+  if (__atomic_load_n(&spin_yields, __ATOMIC_RELAXED)) {
+    sched_yield();
+    return;
+  }
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #elif defined(__aarch64__)
