@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <time.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -75,6 +76,51 @@ void crts_futex_wait(_Atomic uint32_t *word, uint32_t expected, int shared)
   syscall(SYS_futex, (uint32_t *)word, op, expected, NULL, NULL, 0);
 }
 
+/*
+ * Seconds a CPE sleeps in a barrier, lock or reply-word wait before it says
+ * so (CRTS_STALL_WARN; 0, the default, never: long waits can be legitimate).
+ */
+static int stall_warn_seconds(void)
+{
+  static int cached = -1;
+  int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (v < 0) {
+    const char *env = getenv("CRTS_STALL_WARN");
+    v = env && *env ? atoi(env) : 0;
+    if (v < 0)
+      v = 0;
+    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+  }
+  return v;
+}
+
+static __thread int stalled_seconds;
+
+/*
+ * Sleep until woken or until the stall period passes; a waiter that keeps
+ * timing out prints one line per period, so a mismatched ssync or a reply
+ * word that never arrives is reported instead of hanging silently.
+ */
+static void sleep_on(_Atomic uint32_t *word, uint32_t expected, int shared,
+                     const char *what)
+{
+  int warn = stall_warn_seconds();
+  if (warn == 0) {
+    crts_futex_wait(word, expected, shared);
+    return;
+  }
+  struct timespec ts = { .tv_sec = warn, .tv_nsec = 0 };
+  int op = shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE;
+  long rc = syscall(SYS_futex, (uint32_t *)word, op, expected, &ts, NULL, 0);
+  if (rc == -1 && errno == ETIMEDOUT) {
+    stalled_seconds += warn;
+    crts_report(what, "still waiting after %d s (mismatched calls, or a "
+                "peer that never signals?)", stalled_seconds);
+  } else {
+    stalled_seconds = 0;
+  }
+}
+
 void crts_futex_wake(_Atomic uint32_t *word, int count, int shared)
 {
   int op = shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE;
@@ -102,7 +148,7 @@ void crts_barrier_wait(struct crts_barrier *b, uint32_t count, int shared)
   }
   atomic_fetch_add(&b->sleepers, 1);
   while (atomic_load(&b->generation) == gen)
-    crts_futex_wait(&b->generation, gen, shared);
+    sleep_on(&b->generation, gen, shared, "barrier");
   atomic_fetch_sub(&b->sleepers, 1);
 }
 
@@ -123,7 +169,7 @@ void crts_lockword_acquire(_Atomic uint32_t *w, int shared)
   if (c != 2)
     c = atomic_exchange(w, 2);
   while (c != 0) {
-    crts_futex_wait(w, 2, shared);
+    sleep_on(w, 2, shared, "lock");
     c = atomic_exchange(w, 2);
   }
 }
@@ -170,7 +216,7 @@ void crts_word_wait_ge(volatile int *word, int value,
     int seen = atomic_load(w);
     if (seen >= value)
       break;
-    crts_futex_wait((_Atomic uint32_t *)word, (uint32_t)seen, 0);
+    sleep_on((_Atomic uint32_t *)word, (uint32_t)seen, 0, "wait_value");
   }
   atomic_store(slot, NULL);
 }
@@ -192,5 +238,5 @@ void crts_wait_change(_Atomic uint32_t *word, uint32_t expected, int shared)
     crts_cpu_relax();
   }
   while (atomic_load(word) == expected)
-    crts_futex_wait(word, expected, shared);
+    crts_futex_wait(word, expected, shared); /* joins may last: no warning */
 }
