@@ -1,0 +1,56 @@
+# Makefile - thin wrapper over CMake for the usual commands.
+#
+#   make            configure and build (warnings are errors)
+#   make demo       build, then run every example in build/examples/
+#   make test       build, then run every test with ctest
+#   make install    install into $(PREFIX) (default /usr/local)
+#   make clean      remove the build directory
+#
+# Variables: BUILD (build directory, default build), PREFIX, JOBS (build
+# jobs, default nproc), CTEST_JOBS (tests run at once, default 2) and
+# CMAKE_FLAGS (extra cmake options, e.g. -DOPENLAPI_SANITIZE=address).
+
+BUILD ?= build
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CTEST_JOBS ?= 2
+CMAKE_FLAGS ?=
+
+.PHONY: all build demo test install clean help
+
+all: build
+
+build:
+	cmake -S . -B $(BUILD) -DOPENLAPI_WERROR=ON $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j$(JOBS)
+
+# Run every example binary that the build produced; fail if any fails.
+demo: build
+	@ran=0; failed=""; \
+	for prog in $(BUILD)/examples/*; do \
+	  [ -f "$$prog" ] && [ -x "$$prog" ] || continue; \
+	  echo "==> $$prog"; \
+	  if "$$prog" </dev/null; then ran=$$((ran + 1)); \
+	  else echo "demo: $$prog failed (exit $$?)" >&2; failed="$$failed $$prog"; fi; \
+	done; \
+	if [ -n "$$failed" ]; then echo "demo: FAILED:$$failed" >&2; exit 1; fi; \
+	if [ $$ran -eq 0 ]; then echo "demo: no example was built" >&2; exit 1; fi; \
+	echo "demo: all $$ran examples passed"
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j$(CTEST_JOBS)
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+	@# Refresh the loader cache when installing as root into a system prefix.
+	@case "$(PREFIX)" in /usr|/usr/local) \
+	  if [ "$$(id -u)" -eq 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi;; \
+	esac
+
+clean:
+	@case "$(BUILD)" in ""|.|./|/|..|../) \
+	  echo "clean: refusing to remove BUILD=$(BUILD)" >&2; exit 1;; esac
+	rm -rf $(BUILD)
+
+help:
+	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'

@@ -1,0 +1,66 @@
+#!/bin/bash
+# run.sh BUILD_DIR - install BUILD_DIR into a temporary prefix, then build and
+# run a user program against that prefix three ways: find_package(openlapi)
+# with openlapi::crts and openlapi::crts_static, and the compile line
+# `cc main.c $(pkg-config --cflags --libs crts)` that docs/BUILDING.md gives.
+set -euo pipefail
+
+build=$(cd "${1:?usage: run.sh BUILD_DIR}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/crts-install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# Use the compiler and sanitizer of the build under test: an instrumented
+# libcrts needs an instrumented program.
+cache_get() {
+  sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"
+}
+cc=$(cache_get CMAKE_C_COMPILER)
+cc=${cc:-cc}
+case "$(cache_get OPENLAPI_SANITIZE)" in
+  address) san="-fsanitize=address,undefined" ;;
+  thread) san="-fsanitize=thread" ;;
+  *) san="" ;;
+esac
+# Sanitizers need bigger CPE stacks than the 32 KiB default.
+[ -n "$san" ] && export CRTS_LDM_STACK_SIZE=${CRTS_LDM_STACK_SIZE:-128K}
+
+prefix=$tmp/prefix
+echo "== cmake --install into $prefix"
+cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" ||
+  { cat "$tmp/install.log"; exit 1; }
+for f in include/crts.h lib*/pkgconfig/crts.pc lib*/cmake/openlapi/openlapiConfig.cmake; do
+  compgen -G "$prefix/$f" >/dev/null || { echo "missing in prefix: $f"; exit 1; }
+done
+
+echo "== find_package(openlapi)"
+cmake -S "$here/consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$san" \
+  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$tmp/configure.log" ||
+  { cat "$tmp/configure.log"; exit 1; }
+cmake --build "$tmp/consumer" >"$tmp/build.log" 2>&1 ||
+  { cat "$tmp/build.log"; exit 1; }
+# The shared library must come from the prefix, not from the build tree.
+ldd "$tmp/consumer/consumer" | grep -q "$prefix/.*libcrts.so" ||
+  { echo "consumer does not load libcrts from $prefix:"; ldd "$tmp/consumer/consumer"; exit 1; }
+"$tmp/consumer/consumer"
+CRTS_NUM_CPES=5 "$tmp/consumer/consumer"
+if ldd "$tmp/consumer/consumer_static" | grep -q libcrts; then
+  echo "consumer_static links libcrts dynamically"; exit 1
+fi
+"$tmp/consumer/consumer_static"
+
+echo "== cc main.c \$(pkg-config --cflags --libs crts)"
+pcdir=$(dirname "$(compgen -G "$prefix/lib*/pkgconfig/crts.pc" | head -n1)")
+export PKG_CONFIG_PATH=$pcdir
+flags=$(pkg-config --cflags --libs crts)
+case "$flags" in
+  *"$prefix"*) ;;
+  *) echo "pkg-config flags do not name the prefix $prefix: $flags"; exit 1 ;;
+esac
+libdir=$(pkg-config --variable=libdir crts)
+# shellcheck disable=SC2086  # the flags are words by design
+"$cc" $san -Wall -Werror "$here/consumer/main.c" $flags -o "$tmp/consumer_pc"
+LD_LIBRARY_PATH=$libdir "$tmp/consumer_pc"
+
+echo "install_consumer: 3 programs built against the installed libcrts passed"
