@@ -16,6 +16,9 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_JOBS ?= 2
 CMAKE_FLAGS ?=
 
+# Keep the recursive make that cmake --build starts quiet about directories.
+MAKEFLAGS += --no-print-directory
+
 .PHONY: all build demo test install clean help
 
 all: build
@@ -35,7 +38,7 @@ demo: build
 	done; \
 	if [ -n "$$failed" ]; then echo "demo: FAILED:$$failed" >&2; exit 1; fi; \
 	if [ $$ran -eq 0 ]; then echo "demo: no example was built" >&2; exit 1; fi; \
-	echo "demo: all $$ran examples passed"
+	echo "demo: $$ran example(s) passed"
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(CTEST_JOBS)
