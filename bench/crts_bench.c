@@ -1,0 +1,1013 @@
+/*
+ * crts_bench.c - libcrts micro-benchmarks, each against a baseline measured
+ * in the same run.
+ *
+ *   spawn  CRTS_athread_spawn + join of an empty function on 1..64 CPEs
+ *          vs pthread_create + join and a persistent condvar pool
+ *   ssync  CRTS_ssync_array on 2..64 CPEs vs pthread_barrier_wait
+ *   dma    CRTS_dma_get / CRTS_dma_put, one CPE and all 64, 4 KiB..4 MiB
+ *          (issued in <= 128 KiB pieces into one LDM buffer) vs memcpy of
+ *          the same pieces between the same buffers
+ *   rma    CRTS_rma_put CPE 0 -> CPE 1, 4..128 KiB, vs memcpy between the
+ *          same two LDM buffers
+ *
+ * The CPE count is fixed by CRTS_NUM_CPES when CRTS_init runs, so the
+ * parent never initialises the runtime: it re-executes itself once per
+ * (section, CPE count) with "--child SECTION N" and that environment, reads
+ * the child's "REC ..." lines from a pipe and prints tables (or --csv).
+ * Every figure is the median over the repetitions; a repetition runs the
+ * operation often enough to last opt_min_time.  Timing never makes the
+ * program fail: targets print MET / NOT MET and the exit status is 0 unless
+ * a child crashed or an engine moved wrong bytes.
+ *
+ * Usage: crts_bench [--quick] [--csv] [--only spawn|ssync|dma|rma]
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <crts.h>
+
+#define MAX_REPS 32
+#define MAX_RECS 512
+#define LDM_CHUNK (128 * 1024)     /* largest DMA piece: half the LDM */
+#define DMA_MAX (4 * 1024 * 1024)  /* largest DMA transfer per CPE */
+#define RMA_MAX (128 * 1024)       /* largest RMA buffer that fits LDM */
+
+static int opt_quick;
+static int opt_csv;
+static const char *opt_only;
+static int opt_reps = 11;
+static double opt_min_time = 0.010; /* seconds per repetition, at least */
+
+/* ------------------------------------------------------------- utilities */
+
+static double now_sec(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median, min and max of n values (n >= 1); v is sorted in place. */
+static void stats(double *v, int n, double *med, double *lo, double *hi)
+{
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  *med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  *lo = v[0];
+  *hi = v[n - 1];
+}
+
+static void die(const char *what)
+{
+  fprintf(stderr, "crts_bench: %s\n", what);
+  exit(2);
+}
+
+/* ----------------------------------------------------- repeated measures */
+
+/* Runs an operation iters times and returns the seconds it took. */
+typedef double (*run_fn)(void *ctx, long iters);
+
+struct variant {
+  const char *name;
+  run_fn run;
+  void *ctx;
+  long iters;
+  double per_op[MAX_REPS]; /* seconds per operation, one per repetition */
+};
+
+/* Smallest iteration count (doubling, capped) that lasts opt_min_time. */
+static long calibrate(run_fn run, void *ctx, long max_iters)
+{
+  long it = 1;
+  for (;;) {
+    double t = run(ctx, it);
+    if (t >= opt_min_time || it >= max_iters)
+      return it;
+    long next = t > 0 ? (long)((double)it * opt_min_time * 1.25 / t) + 1
+                      : it * 8;
+    if (next > it * 8)
+      next = it * 8;
+    if (next <= it)
+      next = it * 2;
+    it = next < max_iters ? next : max_iters;
+  }
+}
+
+/*
+ * Calibrate every variant (which also warms it up), then run opt_reps
+ * repetitions, interleaving the variants and rotating their order so that
+ * slow drifts of the machine hit all of them alike.
+ */
+static void run_variants(struct variant *vs, int nv, long max_iters)
+{
+  for (int k = 0; k < nv; k++)
+    vs[k].iters = calibrate(vs[k].run, vs[k].ctx, max_iters);
+  for (int r = 0; r < opt_reps; r++)
+    for (int k = 0; k < nv; k++) {
+      struct variant *v = &vs[(k + r) % nv];
+      v->per_op[r] = v->run(v->ctx, v->iters) / (double)v->iters;
+    }
+}
+
+/*
+ * Print one result line for the parent: microseconds per operation, or
+ * for bandwidth GB/s of bytes moved by each of threads per operation.
+ */
+static void emit(const char *section, const char *variant, int threads,
+                 long bytes, const struct variant *v, int bandwidth)
+{
+  double vals[MAX_REPS], med, lo, hi;
+  for (int r = 0; r < opt_reps; r++)
+    vals[r] = bandwidth ? (double)bytes * threads / v->per_op[r] / 1e9
+                        : v->per_op[r] * 1e6;
+  stats(vals, opt_reps, &med, &lo, &hi);
+  printf("REC %s %s %d %ld %s %.6g %.6g %.6g %d\n", section, variant, threads,
+         bytes, bandwidth ? "GB/s" : "us", med, lo, hi, opt_reps);
+  fflush(stdout);
+}
+
+/* ====================================================== child: spawn */
+
+static void empty_cpe(void *arg) { (void)arg; }
+
+static double run_crts_spawn(void *ctx, long iters)
+{
+  (void)ctx;
+  double t0 = now_sec();
+  for (long i = 0; i < iters; i++) {
+    if (CRTS_athread_spawn((void (*)(void))empty_cpe, NULL) != 0 ||
+        CRTS_athread_join() != 0)
+      die("CRTS_athread_spawn/join failed");
+  }
+  return now_sec() - t0;
+}
+
+static void *empty_pthread(void *arg) { return arg; }
+
+struct threads_ctx {
+  int n;
+  pthread_t tid[CRTS_MAX_SPE_NUM];
+};
+
+static double run_pthread_create(void *ctx, long iters)
+{
+  struct threads_ctx *c = ctx;
+  double t0 = now_sec();
+  for (long i = 0; i < iters; i++) {
+    for (int k = 0; k < c->n; k++)
+      if (pthread_create(&c->tid[k], NULL, empty_pthread, NULL) != 0)
+        die("pthread_create failed");
+    for (int k = 0; k < c->n; k++)
+      pthread_join(c->tid[k], NULL);
+  }
+  return now_sec() - t0;
+}
+
+/*
+ * The textbook persistent pool: workers sleep on a condition variable, the
+ * master bumps a generation and broadcasts, the last worker to finish
+ * signals the master.  This is what spawn would cost with plain pthreads.
+ */
+struct pool {
+  pthread_mutex_t lock;
+  pthread_cond_t go, done;
+  unsigned long gen;
+  int running, quit, n;
+  void (*fn)(void *);
+  pthread_t tid[CRTS_MAX_SPE_NUM];
+};
+
+static void *pool_worker(void *p)
+{
+  struct pool *pl = p;
+  unsigned long seen = 0;
+  pthread_mutex_lock(&pl->lock);
+  for (;;) {
+    while (pl->gen == seen && !pl->quit)
+      pthread_cond_wait(&pl->go, &pl->lock);
+    if (pl->quit)
+      break;
+    seen = pl->gen;
+    pthread_mutex_unlock(&pl->lock);
+    pl->fn(NULL);
+    pthread_mutex_lock(&pl->lock);
+    if (--pl->running == 0)
+      pthread_cond_signal(&pl->done);
+  }
+  pthread_mutex_unlock(&pl->lock);
+  return NULL;
+}
+
+static void pool_start(struct pool *pl, int n)
+{
+  memset(pl, 0, sizeof *pl);
+  pthread_mutex_init(&pl->lock, NULL);
+  pthread_cond_init(&pl->go, NULL);
+  pthread_cond_init(&pl->done, NULL);
+  pl->n = n;
+  pl->fn = empty_cpe;
+  for (int k = 0; k < n; k++)
+    if (pthread_create(&pl->tid[k], NULL, pool_worker, pl) != 0)
+      die("pthread_create failed");
+}
+
+static void pool_stop(struct pool *pl)
+{
+  pthread_mutex_lock(&pl->lock);
+  pl->quit = 1;
+  pthread_cond_broadcast(&pl->go);
+  pthread_mutex_unlock(&pl->lock);
+  for (int k = 0; k < pl->n; k++)
+    pthread_join(pl->tid[k], NULL);
+}
+
+static double run_pool(void *ctx, long iters)
+{
+  struct pool *pl = ctx;
+  double t0 = now_sec();
+  for (long i = 0; i < iters; i++) {
+    pthread_mutex_lock(&pl->lock);
+    pl->running = pl->n;
+    pl->gen++;
+    pthread_cond_broadcast(&pl->go);
+    while (pl->running)
+      pthread_cond_wait(&pl->done, &pl->lock);
+    pthread_mutex_unlock(&pl->lock);
+  }
+  return now_sec() - t0;
+}
+
+static void child_spawn(int n)
+{
+  static struct threads_ctx tc;
+  static struct pool pl;
+  tc.n = n;
+  pool_start(&pl, n);
+  struct variant vs[] = {
+    { "crts", run_crts_spawn, NULL, 0, {0} },
+    { "pthread_create", run_pthread_create, &tc, 0, {0} },
+    { "pthread_pool", run_pool, &pl, 0, {0} },
+  };
+  run_variants(vs, 3, 1L << 20);
+  pool_stop(&pl);
+  for (int k = 0; k < 3; k++)
+    emit("spawn", vs[k].name, n, 0, &vs[k], 0);
+}
+
+/* ====================================================== child: ssync */
+
+struct barrier_ctx {
+  int n;
+  long iters;
+  double elapsed; /* written by CPE / thread 0 */
+  pthread_barrier_t pb;
+  pthread_t tid[CRTS_MAX_SPE_NUM];
+};
+
+static void ssync_cpe(void *p)
+{
+  struct barrier_ctx *c = p;
+  CRTS_ssync_array(); /* everybody is awake: start together */
+  double t0 = now_sec();
+  for (long i = 0; i < c->iters; i++)
+    CRTS_ssync_array();
+  if (CRTS_tid == 0)
+    c->elapsed = now_sec() - t0;
+}
+
+static double run_crts_ssync(void *ctx, long iters)
+{
+  struct barrier_ctx *c = ctx;
+  c->iters = iters;
+  if (CRTS_athread_spawn((void (*)(void))ssync_cpe, c) != 0 ||
+      CRTS_athread_join() != 0)
+    die("CRTS_athread_spawn/join failed");
+  return c->elapsed;
+}
+
+struct barrier_arg {
+  struct barrier_ctx *c;
+  int id;
+};
+
+static void *pbarrier_thread(void *p)
+{
+  struct barrier_arg *a = p;
+  struct barrier_ctx *c = a->c;
+  pthread_barrier_wait(&c->pb);
+  double t0 = now_sec();
+  for (long i = 0; i < c->iters; i++)
+    pthread_barrier_wait(&c->pb);
+  if (a->id == 0)
+    c->elapsed = now_sec() - t0;
+  return NULL;
+}
+
+static double run_pthread_barrier(void *ctx, long iters)
+{
+  struct barrier_ctx *c = ctx;
+  struct barrier_arg args[CRTS_MAX_SPE_NUM];
+  c->iters = iters;
+  pthread_barrier_init(&c->pb, NULL, (unsigned)c->n);
+  for (int k = 0; k < c->n; k++) {
+    args[k].c = c;
+    args[k].id = k;
+    if (pthread_create(&c->tid[k], NULL, pbarrier_thread, &args[k]) != 0)
+      die("pthread_create failed");
+  }
+  for (int k = 0; k < c->n; k++)
+    pthread_join(c->tid[k], NULL);
+  pthread_barrier_destroy(&c->pb);
+  return c->elapsed;
+}
+
+static void child_ssync(int n)
+{
+  static struct barrier_ctx cc, pc;
+  cc.n = pc.n = n;
+  struct variant vs[] = {
+    { "crts", run_crts_ssync, &cc, 0, {0} },
+    { "pthread_barrier", run_pthread_barrier, &pc, 0, {0} },
+  };
+  run_variants(vs, 2, 1L << 22);
+  for (int k = 0; k < 2; k++)
+    emit("ssync", vs[k].name, n, 0, &vs[k], 0);
+}
+
+/* ======================================================== child: dma */
+
+enum xfer_op { XFER_GET_MEMCPY, XFER_GET_DMA, XFER_PUT_MEMCPY, XFER_PUT_DMA };
+
+struct xfer_ctx {
+  enum xfer_op op;
+  int ncpes;       /* 1: CPE 0 alone; else every spawned CPE */
+  long size;       /* bytes per transfer and CPE */
+  long iters;
+  char *mem;       /* DMA_MAX bytes of main memory per CPE */
+  double t_start[CRTS_MAX_SPE_NUM], t_end[CRTS_MAX_SPE_NUM];
+  _Atomic int bad; /* an engine call failed or moved wrong bytes */
+};
+
+static void xfer_cpe(void *p)
+{
+  struct xfer_ctx *c = p;
+  int me = CRTS_tid;
+  if (me >= c->ncpes)
+    return;
+  char *buf = CRTS_pldm_malloc(LDM_CHUNK);
+  if (!buf) {
+    c->bad = 1;
+    return;
+  }
+  char *mem = c->mem + (size_t)me * DMA_MAX;
+  long chunk = c->size < LDM_CHUNK ? c->size : LDM_CHUNK;
+  memset(buf, 0x5a, (size_t)chunk); /* fault the LDM pages in first */
+  if (c->ncpes > 1)
+    CRTS_ssync_array();
+  int rc = 0;
+  c->t_start[me] = now_sec();
+  for (long i = 0; i < c->iters && rc == 0; i++)
+    for (long off = 0; off < c->size && rc == 0; off += chunk)
+      switch (c->op) {
+      case XFER_GET_MEMCPY: memcpy(buf, mem + off, (size_t)chunk); break;
+      case XFER_GET_DMA: rc = CRTS_dma_get(buf, mem + off, (int)chunk); break;
+      case XFER_PUT_MEMCPY: memcpy(mem + off, buf, (size_t)chunk); break;
+      case XFER_PUT_DMA: rc = CRTS_dma_put(mem + off, buf, (int)chunk); break;
+      }
+  c->t_end[me] = now_sec();
+  /* A get leaves the last piece in buf; a put leaves buf in memory. */
+  const char *want = mem + c->size - chunk;
+  if (rc != 0 || memcmp(buf, want, (size_t)chunk) != 0)
+    c->bad = 1;
+}
+
+/* From the first CPE starting to the last one finishing. */
+static double run_xfer(void *ctx, long iters)
+{
+  struct xfer_ctx *c = ctx;
+  c->iters = iters;
+  if (CRTS_athread_spawn((void (*)(void))xfer_cpe, c) != 0 ||
+      CRTS_athread_join() != 0)
+    die("CRTS_athread_spawn/join failed");
+  double lo = c->t_start[0], hi = c->t_end[0];
+  for (int k = 1; k < c->ncpes; k++) {
+    if (c->t_start[k] < lo)
+      lo = c->t_start[k];
+    if (c->t_end[k] > hi)
+      hi = c->t_end[k];
+  }
+  return hi - lo;
+}
+
+static void child_dma(int n)
+{
+  size_t total = (size_t)n * DMA_MAX;
+  char *mem = aligned_alloc(4096, total);
+  if (!mem)
+    die("out of memory");
+  for (size_t i = 0; i < total; i++)
+    mem[i] = (char)(i * 7 + i / 4093);
+  static struct xfer_ctx ctx[4];
+  static const char *names[4] = { "get_memcpy", "get_dma", "put_memcpy",
+                                  "put_dma" };
+  int bad = 0;
+  int cpe_counts[2] = { 1, n };
+  for (int m = 0; m < (n > 1 ? 2 : 1); m++)
+    for (long size = 4096; size <= DMA_MAX; size *= opt_quick ? 4 : 2)
+      for (int dir = 0; dir < 2; dir++) {
+        struct variant vs[2];
+        for (int k = 0; k < 2; k++) {
+          struct xfer_ctx *c = &ctx[dir * 2 + k];
+          c->op = (enum xfer_op)(dir * 2 + k);
+          c->ncpes = cpe_counts[m];
+          c->size = size;
+          c->mem = mem;
+          c->bad = 0;
+          vs[k] = (struct variant){ names[dir * 2 + k], run_xfer, c, 0, {0} };
+        }
+        /* 64 threads on a few cores: longer repetitions, less noise. */
+        double min_time = opt_min_time;
+        if (cpe_counts[m] > 1)
+          opt_min_time *= 4;
+        run_variants(vs, 2, 1L << 24);
+        opt_min_time = min_time;
+        for (int k = 0; k < 2; k++) {
+          emit("dma", vs[k].name, cpe_counts[m], size, &vs[k], 1);
+          bad |= ctx[dir * 2 + k].bad;
+        }
+      }
+  free(mem);
+  if (bad) {
+    fprintf(stderr, "crts_bench: a DMA transfer failed or moved wrong "
+                    "bytes\n");
+    exit(3);
+  }
+}
+
+/* ======================================================== child: rma */
+
+enum rma_op { RMA_MEMCPY, RMA_PUT, RMA_PUT_WAIT };
+
+/* Reply word: an LDM variable at the same address on every CPE. */
+static __thread_local crts_rply_t rma_rply;
+
+struct rma_ctx {
+  enum rma_op op;
+  long size, iters;
+  char *peer;      /* CPE 1's buffer, for the memcpy baseline */
+  double elapsed;
+  _Atomic int bad;
+};
+
+/*
+ * CPE 0 writes size bytes from its buffer into the same buffer of CPE 1,
+ * iters times.  CPE 1 waits in the barrier (RMA_PUT), or in
+ * CRTS_rma_wait_value for the last reply (RMA_PUT_WAIT: every put then has
+ * to notify a waiter, which is what a consumer that polls its reply word
+ * costs).  Both buffers come first in the LDM heap: same address.
+ */
+static void rma_cpe(void *p)
+{
+  struct rma_ctx *c = p;
+  char *buf = CRTS_pldm_malloc(RMA_MAX);
+  if (!buf) {
+    c->bad = 1;
+    return;
+  }
+  memset(buf, CRTS_tid + 1, (size_t)c->size);
+  rma_rply = 0;
+  if (CRTS_tid == 1)
+    c->peer = buf;
+  CRTS_ssync_array(); /* replies are zero, c->peer is set */
+  if (CRTS_tid == 0) {
+    int rc = 0;
+    double t0 = now_sec();
+    for (long i = 0; i < c->iters && rc == 0; i++) {
+      if (c->op == RMA_MEMCPY)
+        memcpy(c->peer, buf, (size_t)c->size);
+      else
+        rc = CRTS_rma_put(buf, (int)c->size, 1, buf, &rma_rply);
+    }
+    c->elapsed = now_sec() - t0;
+    if (rc != 0)
+      c->bad = 1;
+  } else if (c->op == RMA_PUT_WAIT) {
+    CRTS_rma_wait_value(&rma_rply, (int)c->iters);
+  }
+  CRTS_ssync_array();
+  if (CRTS_tid == 1) {
+    int ok = buf[0] == 1 && buf[c->size - 1] == 1;
+    if (c->op != RMA_MEMCPY && rma_rply != (int)c->iters)
+      ok = 0;
+    if (!ok)
+      c->bad = 1;
+  }
+}
+
+static double run_rma(void *ctx, long iters)
+{
+  struct rma_ctx *c = ctx;
+  c->iters = iters;
+  if (CRTS_athread_spawn((void (*)(void))rma_cpe, c) != 0 ||
+      CRTS_athread_join() != 0)
+    die("CRTS_athread_spawn/join failed");
+  return c->elapsed;
+}
+
+static void child_rma(int n)
+{
+  if (n < 2)
+    die("the rma section needs 2 CPEs");
+  static struct rma_ctx ctx[3];
+  static const char *names[3] = { "memcpy", "put", "put_wait" };
+  int bad = 0;
+  for (long size = 4096; size <= RMA_MAX; size *= 2) {
+    struct variant vs[3];
+    for (int k = 0; k < 3; k++) {
+      ctx[k].op = (enum rma_op)k;
+      ctx[k].size = size;
+      ctx[k].bad = 0;
+      vs[k] = (struct variant){ names[k], run_rma, &ctx[k], 0, {0} };
+    }
+    /* The reply word is an int: stay far below INT_MAX replies. */
+    run_variants(vs, 3, 1L << 24);
+    for (int k = 0; k < 3; k++) {
+      emit("rma", vs[k].name, 2, size, &vs[k], 1);
+      bad |= ctx[k].bad;
+    }
+  }
+  if (bad) {
+    fprintf(stderr, "crts_bench: an RMA put failed or moved wrong bytes\n");
+    exit(3);
+  }
+}
+
+static int child_main(const char *section, int n)
+{
+  /* A deadlocked barrier must not hang the whole benchmark. */
+  alarm(opt_quick ? 60 : 180);
+  if (CRTS_init() != 0)
+    die("CRTS_init failed");
+  if (CRTS_athread_get_max_threads() != n)
+    die("CRTS_NUM_CPES was not honoured");
+  if (strcmp(section, "spawn") == 0)
+    child_spawn(n);
+  else if (strcmp(section, "ssync") == 0)
+    child_ssync(n);
+  else if (strcmp(section, "dma") == 0)
+    child_dma(n);
+  else if (strcmp(section, "rma") == 0)
+    child_rma(n);
+  else
+    die("unknown section");
+  CRTS_athread_halt();
+  return 0;
+}
+
+/* ===================================================== parent: records */
+
+struct rec {
+  char section[16], variant[24], unit[8];
+  int threads, reps;
+  long bytes;
+  double med, lo, hi;
+};
+
+static struct rec recs[MAX_RECS];
+static int nrecs;
+static int child_failures;
+
+static const struct rec *find(const char *section, const char *variant,
+                              int threads, long bytes)
+{
+  for (int i = 0; i < nrecs; i++)
+    if (strcmp(recs[i].section, section) == 0 &&
+        strcmp(recs[i].variant, variant) == 0 &&
+        recs[i].threads == threads && recs[i].bytes == bytes)
+      return &recs[i];
+  return NULL;
+}
+
+/* Run "self --child section n" with CRTS_NUM_CPES=n; collect its records. */
+static void run_child(const char *section, int n)
+{
+  int fd[2];
+  if (pipe(fd) != 0)
+    die("pipe failed");
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0)
+    die("fork failed");
+  if (pid == 0) {
+    char nbuf[16];
+    snprintf(nbuf, sizeof nbuf, "%d", n);
+    setenv("CRTS_NUM_CPES", nbuf, 1);
+    dup2(fd[1], STDOUT_FILENO);
+    close(fd[0]);
+    close(fd[1]);
+    char *argv[] = { "crts_bench", "--child", (char *)section, nbuf,
+                     opt_quick ? "--quick" : NULL, NULL };
+    execv("/proc/self/exe", argv);
+    _exit(127);
+  }
+  close(fd[1]);
+  FILE *in = fdopen(fd[0], "r");
+  char line[256];
+  while (in && fgets(line, sizeof line, in)) {
+    struct rec r;
+    if (nrecs < MAX_RECS &&
+        sscanf(line, "REC %15s %23s %d %ld %7s %lf %lf %lf %d", r.section,
+               r.variant, &r.threads, &r.bytes, r.unit, &r.med, &r.lo, &r.hi,
+               &r.reps) == 9)
+      recs[nrecs++] = r;
+  }
+  if (in)
+    fclose(in);
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    child_failures++;
+    if (WIFSIGNALED(status))
+      fprintf(stderr, "crts_bench: %s with %d CPEs died of signal %d (%s)\n",
+              section, n, WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else
+      fprintf(stderr, "crts_bench: %s with %d CPEs exited with status %d\n",
+              section, n, WEXITSTATUS(status));
+  }
+  if (!opt_csv && isatty(STDERR_FILENO)) {
+    fprintf(stderr, ".");
+    fflush(stderr);
+  }
+}
+
+/* ====================================================== parent: output */
+
+static void machine_line(void)
+{
+  char model[128] = "unknown CPU";
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char line[256];
+  while (f && fgets(line, sizeof line, f)) {
+    char *colon = strchr(line, ':');
+    if (strncmp(line, "model name", 10) == 0 && colon) {
+      snprintf(model, sizeof model, "%s", colon + 2);
+      model[strcspn(model, "\n")] = '\0';
+      break;
+    }
+  }
+  if (f)
+    fclose(f);
+  struct utsname u;
+  uname(&u);
+  const char *spin = getenv("CRTS_SPIN");
+  printf("# crts_bench: %ld online cores, %s, Linux %s; %d reps of >= %.0f ms"
+         "%s%s%s\n",
+         sysconf(_SC_NPROCESSORS_ONLN), model, u.release, opt_reps,
+         opt_min_time * 1e3, opt_quick ? " (--quick)" : "",
+         spin ? "; CRTS_SPIN=" : "", spin ? spin : "");
+#ifndef __OPTIMIZE__
+  printf("# warning: built without optimisation; use RelWithDebInfo\n");
+#endif
+}
+
+/* About three significant digits, never an exponent. */
+static void num(char *buf, size_t len, double v)
+{
+  int prec = v >= 100 ? 0 : v >= 10 ? 1 : v >= 1 ? 2 : 3;
+  snprintf(buf, len, "%.*f", prec, v);
+}
+
+/* "12.3 [11.9-13.0]" or "-" when missing. */
+static const char *cell(char *buf, size_t len, const struct rec *r)
+{
+  char m[24], lo[24], hi[24];
+  if (!r) {
+    snprintf(buf, len, "-");
+    return buf;
+  }
+  num(m, sizeof m, r->med);
+  num(lo, sizeof lo, r->lo);
+  num(hi, sizeof hi, r->hi);
+  snprintf(buf, len, "%s [%s-%s]", m, lo, hi);
+  return buf;
+}
+
+static const char *ratio(char *buf, size_t len, const struct rec *num,
+                         const struct rec *den, int percent)
+{
+  if (!num || !den || den->med <= 0)
+    snprintf(buf, len, "-");
+  else if (percent)
+    snprintf(buf, len, "%.0f%%", 100.0 * num->med / den->med);
+  else
+    snprintf(buf, len, "%.2fx", num->med / den->med);
+  return buf;
+}
+
+static const int spawn_counts[] = { 1, 2, 4, 8, 16, 32, 64 };
+static const int ssync_counts[] = { 2, 4, 8, 16, 32, 64 };
+
+static void print_spawn(void)
+{
+  char a[80], b[80], c[80], r1[16], r2[16];
+  printf("\nspawn + join of an empty function, us per call (median "
+         "[min-max]); speedup = baseline / CRTS\n");
+  printf("%5s | %-24s | %-24s %8s | %-24s %8s\n", "CPEs", "CRTS spawn+join",
+         "pthread create+join", "speedup", "pthread pool wake/wait",
+         "speedup");
+  for (size_t i = 0; i < sizeof spawn_counts / sizeof *spawn_counts; i++) {
+    int n = spawn_counts[i];
+    const struct rec *cr = find("spawn", "crts", n, 0);
+    const struct rec *pc = find("spawn", "pthread_create", n, 0);
+    const struct rec *pp = find("spawn", "pthread_pool", n, 0);
+    printf("%5d | %-24s | %-24s %8s | %-24s %8s\n", n, cell(a, 80, cr),
+           cell(b, 80, pc), ratio(r1, 16, pc, cr, 0), cell(c, 80, pp),
+           ratio(r2, 16, pp, cr, 0));
+  }
+}
+
+static void print_ssync(void)
+{
+  char a[80], b[80], r1[16];
+  printf("\nbarrier, us per barrier (median [min-max]); speedup = "
+         "pthread / CRTS\n");
+  printf("%7s | %-24s | %-24s %8s\n", "threads", "CRTS_ssync_array",
+         "pthread_barrier_wait", "speedup");
+  for (size_t i = 0; i < sizeof ssync_counts / sizeof *ssync_counts; i++) {
+    int n = ssync_counts[i];
+    const struct rec *cr = find("ssync", "crts", n, 0);
+    const struct rec *pb = find("ssync", "pthread_barrier", n, 0);
+    printf("%7d | %-24s | %-24s %8s\n", n, cell(a, 80, cr), cell(b, 80, pb),
+           ratio(r1, 16, pb, cr, 0));
+  }
+}
+
+static void size_name(char *buf, size_t len, long bytes)
+{
+  if (bytes >= 1024 * 1024)
+    snprintf(buf, len, "%ld MiB", bytes / (1024 * 1024));
+  else
+    snprintf(buf, len, "%ld KiB", bytes / 1024);
+}
+
+static void print_dma(int threads)
+{
+  char s[16], a[80], b[80], c[80], d[80], r1[16], r2[16];
+  if (!find("dma", "get_dma", threads, 4096))
+    return;
+  printf("\nDMA with %d CPE%s, aggregate GB/s (median [min-max]); size = "
+         "bytes per CPE in <= 128 KiB pieces\n", threads,
+         threads > 1 ? "s" : "");
+  printf("%7s | %-22s | %-22s %5s | %-22s | %-22s %5s\n", "size",
+         "memcpy mem->LDM", "CRTS_dma_get", "%", "memcpy LDM->mem",
+         "CRTS_dma_put", "%");
+  for (long size = 4096; size <= DMA_MAX; size *= 2) {
+    const struct rec *gm = find("dma", "get_memcpy", threads, size);
+    const struct rec *gd = find("dma", "get_dma", threads, size);
+    const struct rec *pm = find("dma", "put_memcpy", threads, size);
+    const struct rec *pd = find("dma", "put_dma", threads, size);
+    if (!gm && !gd)
+      continue;
+    size_name(s, sizeof s, size);
+    printf("%7s | %-22s | %-22s %5s | %-22s | %-22s %5s\n", s,
+           cell(a, 80, gm), cell(b, 80, gd), ratio(r1, 16, gd, gm, 1),
+           cell(c, 80, pm), cell(d, 80, pd), ratio(r2, 16, pd, pm, 1));
+  }
+}
+
+static void print_rma(void)
+{
+  char s[16], a[80], b[80], c[80], r1[16], r2[16];
+  printf("\nRMA put CPE 0 -> CPE 1, GB/s (median [min-max]); put+wait: "
+         "CPE 1 sits in CRTS_rma_wait_value\n");
+  printf("%7s | %-22s | %-22s %5s | %-22s %5s\n", "size",
+         "memcpy LDM->LDM", "CRTS_rma_put", "%", "CRTS_rma_put + wait", "%");
+  for (long size = 4096; size <= RMA_MAX; size *= 2) {
+    const struct rec *m = find("rma", "memcpy", 2, size);
+    const struct rec *p = find("rma", "put", 2, size);
+    const struct rec *w = find("rma", "put_wait", 2, size);
+    size_name(s, sizeof s, size);
+    printf("%7s | %-22s | %-22s %5s | %-22s %5s\n", s, cell(a, 80, m),
+           cell(b, 80, p), ratio(r1, 16, p, m, 1), cell(c, 80, w),
+           ratio(r2, 16, w, m, 1));
+  }
+}
+
+/* ---- targets of the issue */
+
+struct target {
+  const char *name, *goal, *unit;
+  int known, met;
+  double value;
+};
+
+/* Worst engine/memcpy ratio at sizes >= 64 KiB over the given variants. */
+static void worst_ratio(struct target *t, const char *section,
+                        const char *engine, const char *base, int threads,
+                        long max)
+{
+  for (long size = 64 * 1024; size <= max; size *= 2) {
+    const struct rec *e = find(section, engine, threads, size);
+    const struct rec *b = find(section, base, threads, size);
+    if (!e || !b || b->med <= 0)
+      continue;
+    double r = 100.0 * e->med / b->med;
+    if (!t->known || r < t->value)
+      t->value = r;
+    t->known = 1;
+  }
+  t->met = t->known && t->value >= 90.0;
+}
+
+static int collect_targets(struct target *t)
+{
+  int n = 0;
+  t[n] = (struct target){ "dma_get_1cpe_min_pct", ">= 90% of memcpy, "
+                          ">= 64 KiB", "%", 0, 0, 0 };
+  worst_ratio(&t[n++], "dma", "get_dma", "get_memcpy", 1, DMA_MAX);
+  t[n] = (struct target){ "dma_put_1cpe_min_pct", ">= 90% of memcpy, "
+                          ">= 64 KiB", "%", 0, 0, 0 };
+  worst_ratio(&t[n++], "dma", "put_dma", "put_memcpy", 1, DMA_MAX);
+  t[n] = (struct target){ "dma_get_64cpe_min_pct", ">= 90% of memcpy, "
+                          ">= 64 KiB", "%", 0, 0, 0 };
+  worst_ratio(&t[n++], "dma", "get_dma", "get_memcpy", 64, DMA_MAX);
+  t[n] = (struct target){ "dma_put_64cpe_min_pct", ">= 90% of memcpy, "
+                          ">= 64 KiB", "%", 0, 0, 0 };
+  worst_ratio(&t[n++], "dma", "put_dma", "put_memcpy", 64, DMA_MAX);
+  t[n] = (struct target){ "rma_put_min_pct", ">= 90% of memcpy, "
+                          ">= 64 KiB", "%", 0, 0, 0 };
+  worst_ratio(&t[n++], "rma", "put", "memcpy", 2, RMA_MAX);
+
+  const struct rec *cr = find("ssync", "crts", 64, 0);
+  const struct rec *pb = find("ssync", "pthread_barrier", 64, 0);
+  t[n] = (struct target){ "ssync_array_64_speedup", ">= 2x faster than "
+                          "pthread_barrier_wait", "x", 0, 0, 0 };
+  if (cr && pb && cr->med > 0) {
+    t[n].known = 1;
+    t[n].value = pb->med / cr->med;
+    t[n].met = t[n].value >= 2.0;
+  }
+  n++;
+  const struct rec *sp = find("spawn", "crts", 64, 0);
+  t[n] = (struct target){ "spawn_join_64_us", "< 100 us", "us", 0, 0, 0 };
+  if (sp) {
+    t[n].known = 1;
+    t[n].value = sp->med;
+    t[n].met = sp->med < 100.0;
+  }
+  n++;
+  return n;
+}
+
+static void print_targets(void)
+{
+  struct target t[8];
+  int n = collect_targets(t);
+  printf("\ntargets (timing never fails the run)\n");
+  for (int i = 0; i < n; i++) {
+    if (!t[i].known)
+      printf("  %-24s %-36s %10s  NOT MEASURED\n", t[i].name, t[i].goal, "-");
+    else
+      printf("  %-24s %-36s %8.3g %-2s %s\n", t[i].name, t[i].goal,
+             t[i].value, t[i].unit, t[i].met ? "MET" : "NOT MET");
+  }
+}
+
+/* Which variant a record is compared with, and how (0: none). */
+static const struct rec *baseline_of(const struct rec *r, int *percent)
+{
+  static const char *pairs[][3] = {
+    { "spawn", "crts", "pthread_create" },
+    { "ssync", "crts", "pthread_barrier" },
+    { "dma", "get_dma", "get_memcpy" },
+    { "dma", "put_dma", "put_memcpy" },
+    { "rma", "put", "memcpy" },
+    { "rma", "put_wait", "memcpy" },
+  };
+  for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
+    if (strcmp(r->section, pairs[i][0]) == 0 &&
+        strcmp(r->variant, pairs[i][1]) == 0) {
+      *percent = strcmp(r->unit, "GB/s") == 0;
+      return find(r->section, pairs[i][2], r->threads, r->bytes);
+    }
+  return NULL;
+}
+
+static void print_csv(void)
+{
+  printf("section,variant,threads,bytes,unit,median,min,max,reps,"
+         "baseline,ratio,status\n");
+  for (int i = 0; i < nrecs; i++) {
+    const struct rec *r = &recs[i];
+    int percent = 0;
+    const struct rec *b = baseline_of(r, &percent);
+    printf("%s,%s,%d,%ld,%s,%.6g,%.6g,%.6g,%d,", r->section, r->variant,
+           r->threads, r->bytes, r->unit, r->med, r->lo, r->hi, r->reps);
+    /* ratio > 1 means libcrts is better than its baseline */
+    if (b && b->med > 0 && r->med > 0)
+      printf("%s,%.4g,\n", b->variant,
+             percent ? r->med / b->med : b->med / r->med);
+    else
+      printf(",,\n");
+  }
+  struct target t[8];
+  int n = collect_targets(t);
+  for (int i = 0; i < n; i++) {
+    printf("target,%s,,,%s,", t[i].name, t[i].unit);
+    if (t[i].known)
+      printf("%.6g", t[i].value);
+    printf(",,,,\"%s\",,%s\n", t[i].goal,
+           !t[i].known ? "NOT_MEASURED" : t[i].met ? "MET" : "NOT_MET");
+  }
+}
+
+static int want(const char *section)
+{
+  return !opt_only || strcmp(opt_only, section) == 0;
+}
+
+static void usage(void)
+{
+  fprintf(stderr, "usage: crts_bench [--quick] [--csv] "
+                  "[--only spawn|ssync|dma|rma]\n");
+  exit(2);
+}
+
+int main(int argc, char **argv)
+{
+  const char *child = NULL;
+  int child_n = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--quick") == 0)
+      opt_quick = 1;
+    else if (strcmp(argv[i], "--csv") == 0)
+      opt_csv = 1;
+    else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+      opt_only = argv[++i];
+    else if (strcmp(argv[i], "--child") == 0 && i + 2 < argc) {
+      child = argv[++i];
+      child_n = atoi(argv[++i]);
+    } else
+      usage();
+  }
+  if (opt_quick) {
+    opt_reps = 5;
+    opt_min_time = 0.002;
+  }
+  if (child)
+    return child_main(child, child_n);
+
+  machine_line(); /* with --csv a '#' line: CSV readers can skip it */
+  fflush(stdout);
+  double t0 = now_sec();
+  if (want("spawn"))
+    for (size_t i = 0; i < sizeof spawn_counts / sizeof *spawn_counts; i++)
+      run_child("spawn", spawn_counts[i]);
+  if (want("ssync"))
+    for (size_t i = 0; i < sizeof ssync_counts / sizeof *ssync_counts; i++)
+      run_child("ssync", ssync_counts[i]);
+  if (want("dma"))
+    run_child("dma", CRTS_MAX_SPE_NUM);
+  if (want("rma"))
+    run_child("rma", 2);
+  if (!opt_csv && isatty(STDERR_FILENO))
+    fprintf(stderr, "\n");
+
+  if (opt_csv) {
+    print_csv();
+  } else {
+    if (want("spawn"))
+      print_spawn();
+    if (want("ssync"))
+      print_ssync();
+    if (want("dma")) {
+      print_dma(1);
+      print_dma(CRTS_MAX_SPE_NUM);
+    }
+    if (want("rma"))
+      print_rma();
+    print_targets();
+    printf("\n# %.1f s\n", now_sec() - t0);
+  }
+  return child_failures ? 1 : 0;
+}
