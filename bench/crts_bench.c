@@ -27,6 +27,7 @@
 #endif
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -662,6 +663,18 @@ static void run_child(const char *section, int n)
 
 /* ====================================================== parent: output */
 
+/* Other processes steal the cores the CPE threads share: say how busy. */
+static void load_line(const char *when)
+{
+  char buf[128] = "?";
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f && fgets(buf, sizeof buf, f))
+    buf[strcspn(buf, "\n")] = '\0';
+  if (f)
+    fclose(f);
+  printf("# load average %s the run: %s\n", when, buf);
+}
+
 static void machine_line(void)
 {
   char model[128] = "unknown CPU";
@@ -680,14 +693,18 @@ static void machine_line(void)
   struct utsname u;
   uname(&u);
   const char *spin = getenv("CRTS_SPIN");
-  printf("# crts_bench: %ld online cores, %s, Linux %s; %d reps of >= %.0f ms"
-         "%s%s%s\n",
-         sysconf(_SC_NPROCESSORS_ONLN), model, u.release, opt_reps,
+  cpu_set_t set;
+  int usable = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                           : -1;
+  printf("# crts_bench: %d usable of %ld online cores, %s, Linux %s; %d reps "
+         "of >= %.0f ms%s%s%s\n",
+         usable, sysconf(_SC_NPROCESSORS_ONLN), model, u.release, opt_reps,
          opt_min_time * 1e3, opt_quick ? " (--quick)" : "",
          spin ? "; CRTS_SPIN=" : "", spin ? spin : "");
 #ifndef __OPTIMIZE__
   printf("# warning: built without optimisation; use RelWithDebInfo\n");
 #endif
+  load_line("before");
 }
 
 /* About three significant digits, never an exponent. */
@@ -1009,5 +1026,6 @@ int main(int argc, char **argv)
     print_targets();
     printf("\n# %.1f s\n", now_sec() - t0);
   }
+  load_line("after");
   return child_failures ? 1 : 0;
 }
