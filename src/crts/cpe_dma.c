@@ -76,7 +76,8 @@ int crts_dma_check_ldm(const char *call, const char *name, const void *p,
     return -1;
   }
   if ((uintptr_t)p % 4 != 0) {
-    crts_report(call, "%s %p is not 4-byte aligned", name, p);
+    crts_report(call, "%s %p is not 4-byte aligned: DMA addresses must be "
+                "multiples of 4", name, p);
     return -1;
   }
   int owner = crts_ldm_owner(p);
@@ -108,7 +109,8 @@ int crts_dma_check_mem(const char *call, const char *name, const void *p,
     return -1;
   }
   if ((uintptr_t)p % 4 != 0) {
-    crts_report(call, "%s %p is not 4-byte aligned", name, p);
+    crts_report(call, "%s %p is not 4-byte aligned: DMA addresses must be "
+                "multiples of 4", name, p);
     return -1;
   }
   size_t span = crts_dma_span(s);
