@@ -160,8 +160,8 @@ void CRTS_ssync_1spc(void);      /**< one 2x2 cluster */
 void CRTS_ssync_8spe(void);      /**< tid/8 equal (a row) */
 void CRTS_ssync_row(void);
 void CRTS_ssync_col(void);       /**< tid%8 equal (a column) */
-void CRTS_ssync_col_left(void);  /**< the CPEs of cid < 4 */
-void CRTS_ssync_col_right(void); /**< the CPEs of cid > 3 */
+void CRTS_ssync_col_left(void);  /**< one column (tid%8 equal) of cid < 4 */
+void CRTS_ssync_col_right(void); /**< one column (tid%8 equal) of cid > 3 */
 void CRTS_ssync_2spc(void);      /**< two clusters */
 void CRTS_ssync_16spe(void);     /**< tid/16 equal */
 void CRTS_ssync_4spc(void);

@@ -17,9 +17,18 @@ static void report_line(const char *call, const char *fmt, va_list ap)
     fprintf(stderr, "crts: MPE: %s: %s\n", call, msg);
 }
 
+/* CRTS_VERBOSE, also before CRTS_init has read the settings. */
+static int verbosity(void)
+{
+  if (atomic_load(&crts_cg.initialized))
+    return crts_cg.verbose;
+  const char *env = getenv("CRTS_VERBOSE");
+  return env && *env ? atoi(env) : 1;
+}
+
 void crts_report(const char *call, const char *fmt, ...)
 {
-  if (crts_cg.verbose < 1 && atomic_load(&crts_cg.initialized))
+  if (verbosity() < 1)
     return;
   va_list ap;
   va_start(ap, fmt);
