@@ -875,6 +875,7 @@ typedef pthread_cond_t lapi_cond_t;
 /** Owner reported by mutex_getowner when nobody holds the lock. */
 #define LAPI_NULL_THREAD_ID ((pthread_t)-1)
 
+/* For lapi_cond_timedwait_t, whatever <time.h> declared. */
 struct timespec;
 
 /** Acquire the handle's lock (the lock LAPI holds while it dispatches). */

@@ -15,6 +15,7 @@
 #endif
 #include <lapi.h>
 #include <lapi.h> /* include guard */
+#include <sys/types.h> /* after lapi.h: must not clash with its uint */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
