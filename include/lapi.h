@@ -447,9 +447,8 @@ typedef enum {
 
 /** lapi_return_info_t.ret_flags bits set by a header handler. */
 typedef int lapi_ret_flags_t;
-#define LAPI_NORMAL 0x0 /**< Default: the completion handler runs normally. */
-/** Completion handler only touches local state. */
-#define LAPI_LOCAL_STATE 0x1
+#define LAPI_NORMAL      0x0 /**< Default: no promise about the handler. */
+#define LAPI_LOCAL_STATE 0x1 /**< Completion handler only touches local data. */
 #define LAPI_SEND_REPLY  0x2 /**< Completion handler replies to the origin. */
 
 /** lapi_msg_info_t.status bits from LAPI_Msgpoll. */
