@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -596,6 +597,21 @@ static struct rec recs[MAX_RECS];
 static int nrecs;
 static int child_failures;
 
+/* Cores each child kept busy on average (CPU time / wall time). */
+static struct {
+  char name[24];
+  double cores;
+} shares[32];
+static int nshares;
+
+static void print_shares(void)
+{
+  printf("# cores used per child (CPU time / wall time):");
+  for (int i = 0; i < nshares; i++)
+    printf(" %s %.2f", shares[i].name, shares[i].cores);
+  printf("\n");
+}
+
 static const struct rec *find(const char *section, const char *variant,
                               int threads, long bytes)
 {
@@ -615,6 +631,7 @@ static void run_child(const char *section, int n)
     die("pipe failed");
   fflush(stdout);
   fflush(stderr);
+  double t_start = now_sec();
   pid_t pid = fork();
   if (pid < 0)
     die("fork failed");
@@ -644,8 +661,17 @@ static void run_child(const char *section, int n)
   if (in)
     fclose(in);
   int status;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+  struct rusage ru;
+  while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
     ;
+  /* CPU time over wall time: far below the core count = a busy machine. */
+  double cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
+               (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+  if (nshares < (int)(sizeof shares / sizeof *shares)) {
+    snprintf(shares[nshares].name, sizeof shares[nshares].name, "%s/%d",
+             section, n);
+    shares[nshares++].cores = cpu / (now_sec() - t_start);
+  }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     child_failures++;
     if (WIFSIGNALED(status))
@@ -1026,6 +1052,7 @@ int main(int argc, char **argv)
     print_targets();
     printf("\n# %.1f s\n", now_sec() - t0);
   }
+  print_shares();
   load_line("after");
   return child_failures ? 1 : 0;
 }
