@@ -26,6 +26,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -143,6 +144,23 @@ static void emit(const char *section, const char *variant, int threads,
   stats(vals, opt_reps, &med, &lo, &hi);
   printf("REC %s %s %d %ld %s %.6g %.6g %.6g %d\n", section, variant, threads,
          bytes, bandwidth ? "GB/s" : "us", med, lo, hi, opt_reps);
+  fflush(stdout);
+}
+
+/*
+ * Print the median over repetitions of base time / v time.  Repetition r
+ * of both ran back to back, so a slow phase of the machine cancels out of
+ * each pair; > 1 means v (libcrts) is faster than its baseline.
+ */
+static void emit_ratio(const char *section, int threads, long bytes,
+                       const struct variant *v, const struct variant *base)
+{
+  double vals[MAX_REPS], med, lo, hi;
+  for (int r = 0; r < opt_reps; r++)
+    vals[r] = base->per_op[r] / v->per_op[r];
+  stats(vals, opt_reps, &med, &lo, &hi);
+  printf("REC %s %s/%s %d %ld ratio %.6g %.6g %.6g %d\n", section, v->name,
+         base->name, threads, bytes, med, lo, hi, opt_reps);
   fflush(stdout);
 }
 
@@ -272,6 +290,8 @@ static void child_spawn(int n)
   pool_stop(&pl);
   for (int k = 0; k < 3; k++)
     emit("spawn", vs[k].name, n, 0, &vs[k], 0);
+  emit_ratio("spawn", n, 0, &vs[0], &vs[1]);
+  emit_ratio("spawn", n, 0, &vs[0], &vs[2]);
 }
 
 /* ====================================================== child: ssync */
@@ -352,9 +372,43 @@ static void child_ssync(int n)
   run_variants(vs, 2, 1L << 22);
   for (int k = 0; k < 2; k++)
     emit("ssync", vs[k].name, n, 0, &vs[k], 0);
+  emit_ratio("ssync", n, 0, &vs[0], &vs[1]);
 }
 
 /* ======================================================== child: dma */
+
+/*
+ * Largest power-of-two buffer (<= LDM_CHUNK) that every CPE's LDM heap
+ * holds: 128 KiB normally, less when CRTS_LDM_STACK_SIZE is raised (as the
+ * sanitizer builds need).
+ */
+static long ldm_piece = LDM_CHUNK;
+static int cpe_free_bytes[CRTS_MAX_SPE_NUM];
+
+static void probe_cpe(void *arg)
+{
+  (void)arg;
+  cpe_free_bytes[CRTS_tid] = CRTS_pldm_get_free_size();
+}
+
+static void probe_ldm(int n)
+{
+  if (CRTS_athread_spawn((void (*)(void))probe_cpe, NULL) != 0 ||
+      CRTS_athread_join() != 0)
+    die("CRTS_athread_spawn/join failed");
+  long lo = cpe_free_bytes[0];
+  for (int k = 1; k < n; k++)
+    if (cpe_free_bytes[k] < lo)
+      lo = cpe_free_bytes[k];
+  while (ldm_piece > lo && ldm_piece > 4096)
+    ldm_piece /= 2;
+  if (ldm_piece > lo)
+    die("the LDM heap has less than 4 KiB free (CRTS_LDM_STACK_SIZE?)");
+  if (ldm_piece < LDM_CHUNK)
+    fprintf(stderr, "crts_bench: only %ld bytes of LDM heap free: buffers "
+                    "are %ld KiB instead of %d KiB\n", lo, ldm_piece / 1024,
+            LDM_CHUNK / 1024);
+}
 
 enum xfer_op { XFER_GET_MEMCPY, XFER_GET_DMA, XFER_PUT_MEMCPY, XFER_PUT_DMA };
 
@@ -374,13 +428,13 @@ static void xfer_cpe(void *p)
   int me = CRTS_tid;
   if (me >= c->ncpes)
     return;
-  char *buf = CRTS_pldm_malloc(LDM_CHUNK);
+  char *buf = CRTS_pldm_malloc((size_t)ldm_piece);
   if (!buf) {
     c->bad = 1;
     return;
   }
   char *mem = c->mem + (size_t)me * DMA_MAX;
-  long chunk = c->size < LDM_CHUNK ? c->size : LDM_CHUNK;
+  long chunk = c->size < ldm_piece ? c->size : ldm_piece;
   memset(buf, 0x5a, (size_t)chunk); /* fault the LDM pages in first */
   if (c->ncpes > 1)
     CRTS_ssync_array();
@@ -409,6 +463,8 @@ static double run_xfer(void *ctx, long iters)
   if (CRTS_athread_spawn((void (*)(void))xfer_cpe, c) != 0 ||
       CRTS_athread_join() != 0)
     die("CRTS_athread_spawn/join failed");
+  if (c->bad)
+    die("a DMA transfer failed or moved wrong bytes");
   double lo = c->t_start[0], hi = c->t_end[0];
   for (int k = 1; k < c->ncpes; k++) {
     if (c->t_start[k] < lo)
@@ -422,6 +478,7 @@ static double run_xfer(void *ctx, long iters)
 static void child_dma(int n)
 {
   size_t total = (size_t)n * DMA_MAX;
+  probe_ldm(n);
   char *mem = aligned_alloc(4096, total);
   if (!mem)
     die("out of memory");
@@ -430,7 +487,6 @@ static void child_dma(int n)
   static struct xfer_ctx ctx[4];
   static const char *names[4] = { "get_memcpy", "get_dma", "put_memcpy",
                                   "put_dma" };
-  int bad = 0;
   int cpe_counts[2] = { 1, n };
   for (int m = 0; m < (n > 1 ? 2 : 1); m++)
     for (long size = 4096; size <= DMA_MAX; size *= opt_quick ? 4 : 2)
@@ -451,17 +507,11 @@ static void child_dma(int n)
           opt_min_time *= 4;
         run_variants(vs, 2, 1L << 24);
         opt_min_time = min_time;
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < 2; k++)
           emit("dma", vs[k].name, cpe_counts[m], size, &vs[k], 1);
-          bad |= ctx[dir * 2 + k].bad;
-        }
+        emit_ratio("dma", cpe_counts[m], size, &vs[1], &vs[0]);
       }
   free(mem);
-  if (bad) {
-    fprintf(stderr, "crts_bench: a DMA transfer failed or moved wrong "
-                    "bytes\n");
-    exit(3);
-  }
 }
 
 /* ======================================================== child: rma */
@@ -489,7 +539,7 @@ struct rma_ctx {
 static void rma_cpe(void *p)
 {
   struct rma_ctx *c = p;
-  char *buf = CRTS_pldm_malloc(RMA_MAX);
+  char *buf = CRTS_pldm_malloc((size_t)ldm_piece);
   if (!buf) {
     c->bad = 1;
     return;
@@ -531,6 +581,8 @@ static double run_rma(void *ctx, long iters)
   if (CRTS_athread_spawn((void (*)(void))rma_cpe, c) != 0 ||
       CRTS_athread_join() != 0)
     die("CRTS_athread_spawn/join failed");
+  if (c->bad)
+    die("an RMA put failed or moved wrong bytes");
   return c->elapsed;
 }
 
@@ -540,8 +592,8 @@ static void child_rma(int n)
     die("the rma section needs 2 CPEs");
   static struct rma_ctx ctx[3];
   static const char *names[3] = { "memcpy", "put", "put_wait" };
-  int bad = 0;
-  for (long size = 4096; size <= RMA_MAX; size *= 2) {
+  probe_ldm(n);
+  for (long size = 4096; size <= RMA_MAX && size <= ldm_piece; size *= 2) {
     struct variant vs[3];
     for (int k = 0; k < 3; k++) {
       ctx[k].op = (enum rma_op)k;
@@ -551,14 +603,10 @@ static void child_rma(int n)
     }
     /* The reply word is an int: stay far below INT_MAX replies. */
     run_variants(vs, 3, 1L << 24);
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 3; k++)
       emit("rma", vs[k].name, 2, size, &vs[k], 1);
-      bad |= ctx[k].bad;
-    }
-  }
-  if (bad) {
-    fprintf(stderr, "crts_bench: an RMA put failed or moved wrong bytes\n");
-    exit(3);
+    emit_ratio("rma", 2, size, &vs[1], &vs[0]);
+    emit_ratio("rma", 2, size, &vs[2], &vs[0]);
   }
 }
 
@@ -587,7 +635,7 @@ static int child_main(const char *section, int n)
 /* ===================================================== parent: records */
 
 struct rec {
-  char section[16], variant[24], unit[8];
+  char section[16], variant[40], unit[8];
   int threads, reps;
   long bytes;
   double med, lo, hi;
@@ -653,9 +701,10 @@ static void run_child(const char *section, int n)
   while (in && fgets(line, sizeof line, in)) {
     struct rec r;
     if (nrecs < MAX_RECS &&
-        sscanf(line, "REC %15s %23s %d %ld %7s %lf %lf %lf %d", r.section,
+        sscanf(line, "REC %15s %39s %d %ld %7s %lf %lf %lf %d", r.section,
                r.variant, &r.threads, &r.bytes, r.unit, &r.med, &r.lo, &r.hi,
-               &r.reps) == 9)
+               &r.reps) == 9 && isfinite(r.med) && isfinite(r.lo) &&
+        isfinite(r.hi))
       recs[nrecs++] = r;
   }
   if (in)
@@ -755,15 +804,25 @@ static const char *cell(char *buf, size_t len, const struct rec *r)
   return buf;
 }
 
-static const char *ratio(char *buf, size_t len, const struct rec *num,
-                         const struct rec *den, int percent)
+/* The paired ratio record of v against base (see emit_ratio). */
+static const struct rec *paired(const char *section, const char *v,
+                                const char *base, int threads, long bytes)
 {
-  if (!num || !den || den->med <= 0)
+  char name[48];
+  snprintf(name, sizeof name, "%s/%s", v, base);
+  return find(section, name, threads, bytes);
+}
+
+/* "95%" of the baseline's bandwidth, or a "2.31x" speedup; "-" if none. */
+static const char *ratio(char *buf, size_t len, const struct rec *pr,
+                         int percent)
+{
+  if (!pr)
     snprintf(buf, len, "-");
   else if (percent)
-    snprintf(buf, len, "%.0f%%", 100.0 * num->med / den->med);
+    snprintf(buf, len, "%.0f%%", 100.0 * pr->med);
   else
-    snprintf(buf, len, "%.2fx", num->med / den->med);
+    snprintf(buf, len, "%.2fx", pr->med);
   return buf;
 }
 
@@ -784,8 +843,10 @@ static void print_spawn(void)
     const struct rec *pc = find("spawn", "pthread_create", n, 0);
     const struct rec *pp = find("spawn", "pthread_pool", n, 0);
     printf("%5d | %-24s | %-24s %8s | %-24s %8s\n", n, cell(a, 80, cr),
-           cell(b, 80, pc), ratio(r1, 16, pc, cr, 0), cell(c, 80, pp),
-           ratio(r2, 16, pp, cr, 0));
+           cell(b, 80, pc),
+           ratio(r1, 16, paired("spawn", "crts", "pthread_create", n, 0), 0),
+           cell(c, 80, pp),
+           ratio(r2, 16, paired("spawn", "crts", "pthread_pool", n, 0), 0));
   }
 }
 
@@ -801,7 +862,8 @@ static void print_ssync(void)
     const struct rec *cr = find("ssync", "crts", n, 0);
     const struct rec *pb = find("ssync", "pthread_barrier", n, 0);
     printf("%7d | %-24s | %-24s %8s\n", n, cell(a, 80, cr), cell(b, 80, pb),
-           ratio(r1, 16, pb, cr, 0));
+           ratio(r1, 16, paired("ssync", "crts", "pthread_barrier", n, 0),
+                 0));
   }
 }
 
@@ -833,8 +895,12 @@ static void print_dma(int threads)
       continue;
     size_name(s, sizeof s, size);
     printf("%7s | %-22s | %-22s %5s | %-22s | %-22s %5s\n", s,
-           cell(a, 80, gm), cell(b, 80, gd), ratio(r1, 16, gd, gm, 1),
-           cell(c, 80, pm), cell(d, 80, pd), ratio(r2, 16, pd, pm, 1));
+           cell(a, 80, gm), cell(b, 80, gd),
+           ratio(r1, 16, paired("dma", "get_dma", "get_memcpy", threads, size),
+                 1),
+           cell(c, 80, pm), cell(d, 80, pd),
+           ratio(r2, 16, paired("dma", "put_dma", "put_memcpy", threads, size),
+                 1));
   }
 }
 
@@ -849,10 +915,14 @@ static void print_rma(void)
     const struct rec *m = find("rma", "memcpy", 2, size);
     const struct rec *p = find("rma", "put", 2, size);
     const struct rec *w = find("rma", "put_wait", 2, size);
+    if (!m && !p && !w)
+      continue;
     size_name(s, sizeof s, size);
     printf("%7s | %-22s | %-22s %5s | %-22s %5s\n", s, cell(a, 80, m),
-           cell(b, 80, p), ratio(r1, 16, p, m, 1), cell(c, 80, w),
-           ratio(r2, 16, w, m, 1));
+           cell(b, 80, p), ratio(r1, 16, paired("rma", "put", "memcpy", 2, size),
+                                 1),
+           cell(c, 80, w),
+           ratio(r2, 16, paired("rma", "put_wait", "memcpy", 2, size), 1));
   }
 }
 
@@ -870,11 +940,10 @@ static void worst_ratio(struct target *t, const char *section,
                         long max)
 {
   for (long size = 64 * 1024; size <= max; size *= 2) {
-    const struct rec *e = find(section, engine, threads, size);
-    const struct rec *b = find(section, base, threads, size);
-    if (!e || !b || b->med <= 0)
+    const struct rec *pr = paired(section, engine, base, threads, size);
+    if (!pr)
       continue;
-    double r = 100.0 * e->med / b->med;
+    double r = 100.0 * pr->med;
     if (!t->known || r < t->value)
       t->value = r;
     t->known = 1;
@@ -901,13 +970,12 @@ static int collect_targets(struct target *t)
                           ">= 64 KiB", "%", 0, 0, 0 };
   worst_ratio(&t[n++], "rma", "put", "memcpy", 2, RMA_MAX);
 
-  const struct rec *cr = find("ssync", "crts", 64, 0);
-  const struct rec *pb = find("ssync", "pthread_barrier", 64, 0);
+  const struct rec *pr = paired("ssync", "crts", "pthread_barrier", 64, 0);
   t[n] = (struct target){ "ssync_array_64_speedup", ">= 2x faster than "
                           "pthread_barrier_wait", "x", 0, 0, 0 };
-  if (cr && pb && cr->med > 0) {
+  if (pr) {
     t[n].known = 1;
-    t[n].value = pb->med / cr->med;
+    t[n].value = pr->med;
     t[n].met = t[n].value >= 2.0;
   }
   n++;
@@ -936,8 +1004,8 @@ static void print_targets(void)
   }
 }
 
-/* Which variant a record is compared with, and how (0: none). */
-static const struct rec *baseline_of(const struct rec *r, int *percent)
+/* The baseline a record is compared with (NULL: none). */
+static const char *baseline_of(const struct rec *r)
 {
   static const char *pairs[][3] = {
     { "spawn", "crts", "pthread_create" },
@@ -949,10 +1017,8 @@ static const struct rec *baseline_of(const struct rec *r, int *percent)
   };
   for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
     if (strcmp(r->section, pairs[i][0]) == 0 &&
-        strcmp(r->variant, pairs[i][1]) == 0) {
-      *percent = strcmp(r->unit, "GB/s") == 0;
-      return find(r->section, pairs[i][2], r->threads, r->bytes);
-    }
+        strcmp(r->variant, pairs[i][1]) == 0)
+      return pairs[i][2];
   return NULL;
 }
 
@@ -962,14 +1028,16 @@ static void print_csv(void)
          "baseline,ratio,status\n");
   for (int i = 0; i < nrecs; i++) {
     const struct rec *r = &recs[i];
-    int percent = 0;
-    const struct rec *b = baseline_of(r, &percent);
+    if (strcmp(r->unit, "ratio") == 0)
+      continue; /* shown in the ratio column of the CRTS row */
+    const char *b = baseline_of(r);
+    const struct rec *pr =
+        b ? paired(r->section, r->variant, b, r->threads, r->bytes) : NULL;
     printf("%s,%s,%d,%ld,%s,%.6g,%.6g,%.6g,%d,", r->section, r->variant,
            r->threads, r->bytes, r->unit, r->med, r->lo, r->hi, r->reps);
-    /* ratio > 1 means libcrts is better than its baseline */
-    if (b && b->med > 0 && r->med > 0)
-      printf("%s,%.4g,\n", b->variant,
-             percent ? r->med / b->med : b->med / r->med);
+    /* median paired ratio; > 1 means libcrts beats its baseline */
+    if (pr)
+      printf("%s,%.4g,\n", b, pr->med);
     else
       printf(",,\n");
   }
