@@ -3,7 +3,7 @@
  * RMA puts, each holder adding to it; the MPE checks what came back.
  *
  * Build and run:  make            then  ./build/examples/crts_rma_ring
- * With fewer CPEs:                      CRTS_NUM_CPES=5 ./build/examples/crts_rma_ring
+ * With fewer CPEs:    CRTS_NUM_CPES=5 ./build/examples/crts_rma_ring
  *
  * CPE i puts the token it holds into the inbox of CPE i+1 (its LDM, at the
  * same address as i's own inbox: a __thread_local variable names the same
@@ -44,7 +44,7 @@ static __thread_local struct token inbox[2];  /* written by the predecessor */
  */
 static __thread_local crts_rply_t arrived;    /* tokens put into my inbox */
 static __thread_local crts_rply_t freed;      /* my successor emptied a slot */
-static __thread_local int no_data;            /* target of the zero-length put */
+static __thread_local int no_data; /* target of the zero-length put */
 
 static unsigned path_step(unsigned path, int holder)
 {

@@ -122,8 +122,14 @@ struct fault {
   void (*apply)(struct args *a);
 };
 
-static void misaligned_l_addr(struct args *a) { a->l_addr = (char *)a->l_addr + 2; }
-static void misaligned_r_addr(struct args *a) { a->r_addr = (char *)a->r_addr + 1; }
+static void misaligned_l_addr(struct args *a)
+{
+  a->l_addr = (char *)a->l_addr + 2;
+}
+static void misaligned_r_addr(struct args *a)
+{
+  a->r_addr = (char *)a->r_addr + 1;
+}
 static void odd_len(struct args *a) { a->len = 6; }
 static void negative_len(struct args *a) { a->len = -4; }
 static void tid_minus_one(struct args *a) { a->r_tid = -1; }
