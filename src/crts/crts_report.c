@@ -7,6 +7,7 @@
 
 #include "crts_cg.h"
 
+__attribute__((format(printf, 2, 0)))
 static void report_line(const char *call, const char *fmt, va_list ap)
 {
   char msg[512];
