@@ -165,3 +165,26 @@ Test(athread, num_cpes_setting_lowers_the_group)
   for (int i = 0; i < 64; i++)
     cr_assert_eq(ran[i], i < 12);
 }
+
+Test(athread, old_api_twins_behave_like_crts_calls)
+{
+  cr_assert_eq(athread_init(), 0);
+  cr_assert_eq(athread_get_max_threads(), 64);
+  cr_assert_eq(athread_spawn((void (*)(void))one, (void *)1L), 0);
+  cr_assert_eq(athread_join(), 0);
+  cr_assert_eq(total, 64);
+  cr_assert_eq(athread_spawn_noflush((void (*)(void))one, (void *)1L), 0);
+  cr_assert_eq(athread_join(), 0);
+  cr_assert_eq(CRTS_athread_spawn_noflush((void (*)(void))one, (void *)1L), 0);
+  cr_assert_eq(CRTS_athread_join(), 0);
+  cr_assert_eq(total, 3 * 64);
+  for (int i = 0; i < 64; i++)
+    cr_assert_eq(ran[i], 3);
+  cr_assert_eq(athread_create(9, (void (*)(void))one, (void *)5L), 0);
+  cr_assert_eq(athread_wait(9), 0);
+  cr_assert_eq(ran[9], 4);
+  cr_assert_eq(athread_end(9), 0);
+  cr_assert_eq(athread_get_max_threads(), 63);
+  cr_assert_eq(athread_halt(), 0);
+  cr_assert_eq(athread_get_max_threads(), 0);
+}

@@ -55,7 +55,7 @@ static void allocator(void *arg)
   memset(b, 2, 4096);
   CPE_CHECK(CRTS_get_free_addr() == b + 4096);
   /* LIFO free returns the space at once. */
-  CRTS_pldm_free(b, 4096);
+  ldm_free(b, 4096);
   CPE_CHECK(CRTS_get_free_addr() == b);
   /* Out-of-order free: a hole reused first-fit, folded into the top. */
   char *c = CRTS_pldm_malloc(256);
