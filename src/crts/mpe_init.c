@@ -18,7 +18,7 @@ long crts_env_size(const char *name, long fallback)
   if (!s || !*s)
     return fallback;
   char *end;
-  long v = strtol(s, &end, 0);
+  long v = strtol(s, &end, 10); /* "08" is eight, not bad octal */
   switch (toupper((unsigned char)*end)) {
   case 'K': v *= 1024; end++; break;
   case 'M': v *= 1024 * 1024; end++; break;
@@ -32,6 +32,9 @@ long crts_env_size(const char *name, long fallback)
   return v;
 }
 
+/* Smallest CPE stack reserve: glibc's thread start and a libc call or two. */
+#define CRTS_MIN_STACK (8 * 1024)
+
 static void read_settings(void)
 {
   crts_cg.verbose = (int)crts_env_size("CRTS_VERBOSE", 1);
@@ -43,6 +46,12 @@ static void read_settings(void)
   }
   crts_cg.ncpes = (int)n;
   crts_cg.stack_size = (size_t)crts_env_size("CRTS_LDM_STACK_SIZE", 32 * 1024);
+  if (crts_cg.stack_size < CRTS_MIN_STACK) {
+    crts_report("CRTS_init", "CRTS_LDM_STACK_SIZE=%zu is below the %d bytes a "
+                "CPE thread needs to start; using %d", crts_cg.stack_size,
+                CRTS_MIN_STACK, CRTS_MIN_STACK);
+    crts_cg.stack_size = CRTS_MIN_STACK;
+  }
   long cache = crts_env_size("CRTS_SCACHE_SIZE", 32768);
   if (cache != 0 && cache != 32768 && cache != 131072) {
     crts_report("CRTS_init", "CRTS_SCACHE_SIZE=%ld: the CPE cache is 0, 32768 "
