@@ -1,0 +1,192 @@
+/*
+ * lapi_am.h - internal state of the LAPI core (src/am).
+ *
+ * A process holds one job view (which task am I, how many are there) and
+ * a table of up to LAPI_AM_MAX_HANDLES handle instances; a handle value is
+ * its index in the table.  Slots are static and never freed, so a stale
+ * reader only ever sees a state that says FREE.  Each handle has:
+ *   - its settings (Qenv/Senv) and the header handler table (Addr_set);
+ *   - an inbound queue of work items run in MPE context, and the handle
+ *     lock held while they run;
+ *   - `outstanding`: messages it sent that have not landed (Fence);
+ *   - per-transport statistics.
+ * The dispatcher thread (lapi_dispatch.c) is the core group's emulated
+ * MPE: it runs the items of every handle in interrupt mode.
+ */
+#ifndef LAPI_AM_H
+#define LAPI_AM_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <lapi.h>
+
+#include "am/lapi_log.h"
+#include "am/lapi_recv.h"
+#include "am/lapi_wait.h"
+#include "transport/tp.h"
+
+#define LAPI_AM_MAX_HANDLES 128
+#define LAPI_AM_ADDRTBL_SZ 256   /* LOC_ADDRTBL_SZ: indexes 1..255 */
+#define LAPI_AM_MAX_UHDR 1024    /* MAX_UHDR_SZ */
+#define LAPI_AM_MAGIC 0x4c415049 /* lapi_return_info_t.MAGIC: "LAPI" */
+
+/* Defaults and ranges of the settable queries. */
+#define LAPI_AM_TIMEOUT_DEFAULT 900
+#define LAPI_AM_TIMEOUT_MIN 1
+#define LAPI_AM_TIMEOUT_MAX 86400
+#define LAPI_AM_MAX_PKTS_OUT 32
+#define LAPI_AM_ACK_DEFAULT 30
+
+/* ----------------------------------------------------------------- job */
+
+/*
+ * Who this process is in the job.  Today a process started without a
+ * launcher is task 0 of 1; lapirun (process tasks over libfabric) and
+ * CPE-task mode will fill the same structure from their bootstrap.
+ */
+struct lapi_job {
+  uint task_id;
+  uint num_tasks;
+  uint cg_first;   /* first task of this core group */
+  uint cg_tasks;   /* tasks in this core group (QUERY_SHM_NUM_TASKS) */
+};
+
+const struct lapi_job *lapi_job(void);
+/* Collectives over the job's tasks (one task: trivial). */
+void lapi_job_allgather64(lapi_long_t mine, lapi_long_t *all);
+void lapi_job_barrier(void);
+
+/* -------------------------------------------------------------- handle */
+
+enum { LAPI_H_FREE = 0, LAPI_H_ACTIVE = 1 };
+
+struct lapi_tp_stats {
+  uint64_t msgs_sent, bytes_sent; /* operations issued here, payload */
+  uint64_t msgs_recv, bytes_recv; /* operations delivered here */
+};
+
+struct lapi_hndl {
+  lapi_handle_t index;
+  int state;              /* LAPI_H_*, atomic */
+  int terminating;        /* a LAPI_Term is draining it, atomic */
+  uint task_id, num_tasks;
+
+  /* Settings. */
+  int interrupt;          /* 1 interrupt mode, 0 polling, atomic */
+  int error_chk;
+  int timeout;
+  int ack_threshold;
+  uint epoch;
+  lapi_lib_t lib_vers;
+  LAPI_err_hndlr *err_hndlr;
+
+  void *addr_tbl[LAPI_AM_ADDRTBL_SZ]; /* atomic entries */
+  unsigned char *purged;  /* [num_tasks], atomic entries */
+
+  /* Inbound work, run under `lock`. */
+  pthread_mutex_t qlock;
+  struct lapi_item *qhead, *qtail;
+  int pending;            /* items queued, atomic (futex-free hint) */
+  struct lapi_rlock lock;
+
+  long outstanding;       /* sent, not landed, atomic */
+  unsigned long sends_done, recvs_done; /* for LAPI_Msgpoll, atomic */
+
+  struct lapi_tp_stats stats[LAPI_TP_COUNT]; /* atomic fields */
+};
+
+/* The active handle with value hv, or NULL. */
+struct lapi_hndl *lapi_hndl_get(lapi_handle_t hv);
+/* Slot i (any state) for the dispatcher; i < lapi_hndl_limit(). */
+struct lapi_hndl *lapi_hndl_slot(unsigned i);
+unsigned lapi_hndl_limit(void);
+
+static inline int lapi_hndl_interrupt(const struct lapi_hndl *h)
+{
+  return __atomic_load_n(&h->interrupt, __ATOMIC_ACQUIRE);
+}
+
+static inline int lapi_hndl_purged(const struct lapi_hndl *h, uint task)
+{
+  return __atomic_load_n(&h->purged[task], __ATOMIC_ACQUIRE);
+}
+
+/* Common argument checks; each returns 0 or logs and returns the code
+ * (api names the public call in the log). */
+int lapi_check_tgt(const struct lapi_hndl *h, uint tgt, const char *api);
+
+/* ---------------------------------------------------------- dispatcher */
+
+/* Start the dispatcher thread if it is not running (LAPI_Init). */
+int lapi_dispatch_start(void);
+/* Stop it when no handle is left (LAPI_Term), unless called on it. */
+void lapi_dispatch_stop(void);
+/* Is the caller the dispatcher thread? */
+int lapi_dispatch_on_thread(void);
+/* Depth of handlers running on the calling thread. */
+int lapi_dispatch_in_handler(void);
+
+/* May the calling thread run h's items (polling mode, or dispatcher)? */
+int lapi_may_dispatch(const struct lapi_hndl *h);
+
+/* Make progress for a waiter on h: run what this thread may run.
+ * Returns the items run (0: nothing could be done now). */
+int lapi_progress(struct lapi_hndl *h);
+
+/*
+ * Wait until done(arg) is true, making progress meanwhile when the
+ * calling thread may dispatch h (polling mode, or the dispatcher).
+ * mark, when not NULL, is a counter's _wait word to flag so that its
+ * increments ring the doorbell.
+ */
+void lapi_wait_until(struct lapi_hndl *h, int (*done)(void *), void *arg,
+                     int *mark);
+
+/* LAPI_Purge_totask: cancel h's queued items that came from src. */
+void lapi_dispatch_cancel_from(struct lapi_hndl *h, int src);
+
+/* ------------------------------------------------------------ counters */
+
+/* _wait bits: plain sleepers count in the low half, dispatching
+ * sleepers (who sleep on the doorbell) in the high half. */
+#define LAPI_CNTR_WAIT_PLAIN 1
+#define LAPI_CNTR_WAIT_BELL 0x10000
+
+/* Forget the Setcntr_wstatus records of a handle (LAPI_Term). */
+void lapi_wstatus_drop_handle(struct lapi_hndl *h);
+/* LAPI_Purge_totask: statuses of dest, and wake their waiters. */
+void lapi_wstatus_purge(struct lapi_hndl *h, uint dest);
+
+/* -------------------------------------------------- shared submissions */
+
+/* Validated entry points shared by the direct calls and LAPI_Xfer. */
+int lapi_am_submit(struct lapi_hndl *h, struct lapi_tp_am *am, int vector,
+                   const char *api);
+int lapi_rma_put(struct lapi_hndl *h, const struct lapi_tp_rma *op,
+                 int vector, const char *api);
+int lapi_rma_get(struct lapi_hndl *h, const struct lapi_tp_rma *op,
+                 int vector, const char *api);
+int lapi_rma_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op,
+                 const char *api);
+
+/* Log a failure under the public call's name (api). */
+#define LAPI_FAIL_IN(api, code, ...)                                    \
+  (LAPI_LOG_CALL <= lapi_log_level()                                    \
+       ? (lapi_log_write(LAPI_LOG_CALL, (code), (api), __LINE__,        \
+                         __VA_ARGS__),                                  \
+          (code))                                                       \
+       : (code))
+
+/* Remote addresses travel as 64-bit integers. */
+static inline uint64_t lapi_addr_u64(const void *p)
+{
+  return (uint64_t)(uintptr_t)p;
+}
+static inline void *lapi_addr_ptr(uint64_t a)
+{
+  return (void *)(uintptr_t)a;
+}
+
+#endif /* LAPI_AM_H */

@@ -1,0 +1,314 @@
+/*
+ * lapi_dispatch.c - the MPE dispatcher, handle queues, progress, waits,
+ * LAPI_Probe and LAPI_Msgpoll.
+ *
+ * Transports post work items to the target handle's queue.  Items run
+ * in MPE context only, under the handle lock:
+ *  - interrupt mode (default): on the dispatcher thread, one per process,
+ *    started by the first LAPI_Init.  It drains every interrupt-mode
+ *    handle in turn and sleeps on the doorbell when there is nothing to
+ *    do, so an idle process uses no CPU.
+ *  - polling mode (LAPI_Senv(INTERRUPT_SET, 0)): on an application
+ *    thread that polls (LAPI_Probe, LAPI_Msgpoll, LAPI_Waitcntr,
+ *    LAPI_Fence, ...).  A thread that only sends never runs a handler.
+ * A handler may call LAPI, including calls that wait: a wait on the
+ * dispatcher thread keeps dispatching every interrupt-mode handle (and
+ * the handle waited on), so it cannot deadlock on itself.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+
+#include "am/lapi_am.h"
+
+/* Items one drain runs before it lets other handles have a turn. */
+#define DRAIN_BATCH 64
+/* Longest sleep of a counter waiter between two looks: a safety net for
+ * a counter reset by LAPI_Setcntr under a sleeping waiter. */
+#define WAIT_SLICE_MS 250
+
+static __thread int on_dispatcher;
+static __thread int handler_depth;
+
+static struct {
+  pthread_t thread;
+  int running; /* under the table lock of lapi_handle.c */
+  int stop;    /* atomic */
+} mpe;
+
+int lapi_dispatch_on_thread(void)
+{
+  return on_dispatcher;
+}
+
+int lapi_dispatch_in_handler(void)
+{
+  return handler_depth;
+}
+
+/* -------------------------------------------------------------- queue */
+
+void lapi_am_post(struct lapi_hndl *h, struct lapi_item *it)
+{
+  it->next = NULL;
+  pthread_mutex_lock(&h->qlock);
+  if (h->qtail)
+    h->qtail->next = it;
+  else
+    h->qhead = it;
+  h->qtail = it;
+  pthread_mutex_unlock(&h->qlock);
+  __atomic_add_fetch(&h->pending, 1, __ATOMIC_SEQ_CST);
+  lapi_bell_ring();
+}
+
+static struct lapi_item *pop(struct lapi_hndl *h)
+{
+  pthread_mutex_lock(&h->qlock);
+  struct lapi_item *it = h->qhead;
+  if (it) {
+    h->qhead = it->next;
+    if (h->qhead == NULL)
+      h->qtail = NULL;
+  }
+  pthread_mutex_unlock(&h->qlock);
+  if (it)
+    __atomic_sub_fetch(&h->pending, 1, __ATOMIC_SEQ_CST);
+  return it;
+}
+
+void lapi_dispatch_cancel_from(struct lapi_hndl *h, int src)
+{
+  struct lapi_item *gone = NULL, **pp;
+  int n = 0;
+  pthread_mutex_lock(&h->qlock);
+  h->qtail = NULL;
+  for (pp = &h->qhead; *pp;) {
+    struct lapi_item *it = *pp;
+    if (it->src == src && it->cancel) {
+      *pp = it->next;
+      it->next = gone;
+      gone = it;
+      n++;
+    } else {
+      h->qtail = it;
+      pp = &it->next;
+    }
+  }
+  pthread_mutex_unlock(&h->qlock);
+  __atomic_sub_fetch(&h->pending, n, __ATOMIC_SEQ_CST);
+  while (gone) {
+    struct lapi_item *next = gone->next;
+    gone->cancel(gone);
+    gone = next;
+  }
+}
+
+/* ----------------------------------------------------------- running */
+
+static int dispatchable(const struct lapi_hndl *h)
+{
+  return __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == LAPI_H_ACTIVE;
+}
+
+/* Run up to max items of h if its lock is free (or ours). */
+static int drain(struct lapi_hndl *h, int max)
+{
+  if (__atomic_load_n(&h->pending, __ATOMIC_SEQ_CST) == 0)
+    return 0;
+  if (!lapi_rlock_trylock(&h->lock))
+    return 0;
+  int n = 0;
+  struct lapi_item *it;
+  while (n < max && dispatchable(h) && (it = pop(h)) != NULL) {
+    handler_depth++;
+    it->run(it);
+    handler_depth--;
+    n++;
+  }
+  lapi_rlock_unlock(&h->lock);
+  return n;
+}
+
+/* The dispatcher's round: every interrupt-mode handle once. */
+static int round_interrupt(void)
+{
+  int n = 0;
+  unsigned limit = lapi_hndl_limit();
+  for (unsigned i = 0; i < limit; i++) {
+    struct lapi_hndl *h = lapi_hndl_slot(i);
+    if (dispatchable(h) && lapi_hndl_interrupt(h))
+      n += drain(h, DRAIN_BATCH);
+  }
+  return n;
+}
+
+/* Could a drain of h by this thread run something right now? */
+static int has_work(const struct lapi_hndl *h)
+{
+  return dispatchable(h) &&
+         __atomic_load_n(&h->pending, __ATOMIC_SEQ_CST) > 0 &&
+         lapi_rlock_available(&h->lock);
+}
+
+int lapi_may_dispatch(const struct lapi_hndl *h)
+{
+  return on_dispatcher || !lapi_hndl_interrupt(h);
+}
+
+/* Work this thread should do instead of sleeping. */
+static int work_for_me(const struct lapi_hndl *h)
+{
+  if (on_dispatcher) {
+    unsigned limit = lapi_hndl_limit();
+    for (unsigned i = 0; i < limit; i++) {
+      const struct lapi_hndl *o = lapi_hndl_slot(i);
+      if (lapi_hndl_interrupt(o) && has_work(o))
+        return 1;
+    }
+  }
+  return h && lapi_may_dispatch(h) && has_work(h);
+}
+
+int lapi_progress(struct lapi_hndl *h)
+{
+  int n = 0;
+  if (h)
+    for (unsigned t = 0; t < lapi_tp_count; t++)
+      n += lapi_tp_all[t]->progress(h);
+  if (on_dispatcher)
+    n += round_interrupt();
+  if (h && lapi_may_dispatch(h))
+    n += drain(h, DRAIN_BATCH);
+  return n;
+}
+
+void lapi_wait_until(struct lapi_hndl *h, int (*done)(void *), void *arg,
+                     int *mark)
+{
+  int spins = lapi_spin_limit();
+  for (int i = 0;;) {
+    if (done(arg))
+      return;
+    if (lapi_progress(h) > 0)
+      continue;
+    if (i++ >= spins)
+      break;
+    lapi_cpu_relax();
+  }
+  if (mark)
+    __atomic_add_fetch(mark, LAPI_CNTR_WAIT_BELL, __ATOMIC_SEQ_CST);
+  for (;;) {
+    unsigned seq = lapi_bell_arm();
+    if (done(arg)) {
+      lapi_bell_disarm();
+      break;
+    }
+    if (work_for_me(h)) {
+      lapi_bell_disarm();
+      lapi_progress(h);
+      continue;
+    }
+    lapi_bell_sleep(seq, mark ? WAIT_SLICE_MS : -1);
+  }
+  if (mark)
+    __atomic_sub_fetch(mark, LAPI_CNTR_WAIT_BELL, __ATOMIC_SEQ_CST);
+}
+
+/* -------------------------------------------------------- the thread */
+
+static void *mpe_main(void *arg)
+{
+  (void)arg;
+  on_dispatcher = 1;
+  pthread_setname_np(pthread_self(), "lapi-mpe");
+  LAPI_LOG(LAPI_LOG_INFO, "dispatcher started");
+  while (!__atomic_load_n(&mpe.stop, __ATOMIC_SEQ_CST)) {
+    if (round_interrupt() > 0)
+      continue;
+    unsigned seq = lapi_bell_arm();
+    if (__atomic_load_n(&mpe.stop, __ATOMIC_SEQ_CST) || work_for_me(NULL)) {
+      lapi_bell_disarm();
+      continue;
+    }
+    lapi_bell_sleep(seq, -1);
+  }
+  LAPI_LOG(LAPI_LOG_INFO, "dispatcher stopped");
+  return NULL;
+}
+
+int lapi_dispatch_start(void)
+{
+  if (mpe.running)
+    return LAPI_SUCCESS;
+  __atomic_store_n(&mpe.stop, 0, __ATOMIC_SEQ_CST);
+  /* Signals stay with the application's threads. */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int rc = pthread_create(&mpe.thread, NULL, mpe_main, NULL);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (rc != 0)
+    return rc == EAGAIN ? LAPI_ERR_MEMORY_EXHAUSTED : LAPI_ERR_UNKNOWN;
+  mpe.running = 1;
+  return LAPI_SUCCESS;
+}
+
+void lapi_dispatch_stop(void)
+{
+  /* Called from a handler on the dispatcher: it stays, asleep. */
+  if (!mpe.running || on_dispatcher)
+    return;
+  __atomic_store_n(&mpe.stop, 1, __ATOMIC_SEQ_CST);
+  lapi_bell_ring();
+  pthread_join(mpe.thread, NULL);
+  mpe.running = 0;
+}
+
+/* ------------------------------------------------------ Probe, Msgpoll */
+
+int PLAPI_Probe(lapi_handle_t hndl)
+{
+  struct lapi_hndl *h = lapi_hndl_get(hndl);
+  if (h == NULL)
+    return LAPI_FAIL(LAPI_ERR_HNDL_INVALID,
+                     "handle %u is not initialised or already terminated",
+                     hndl);
+  lapi_progress(h);
+  return LAPI_SUCCESS;
+}
+
+int PLAPI_Msgpoll(lapi_handle_t hndl, uint cnt, lapi_msg_info_t *info)
+{
+  struct lapi_hndl *h = lapi_hndl_get(hndl);
+  if (h == NULL)
+    return LAPI_FAIL(LAPI_ERR_HNDL_INVALID,
+                     "handle %u is not initialised or already terminated",
+                     hndl);
+  if (info == NULL)
+    return LAPI_FAIL(LAPI_ERR_MSG_INFO_NULL,
+                     "info is NULL: pass a lapi_msg_info_t to fill");
+  memset(info, 0, sizeof *info);
+  unsigned long sends = __atomic_load_n(&h->sends_done, __ATOMIC_ACQUIRE);
+  unsigned long recvs = __atomic_load_n(&h->recvs_done, __ATOMIC_ACQUIRE);
+  for (uint i = 0; i < cnt; i++) {
+    if (lapi_may_dispatch(h) &&
+        __atomic_load_n(&h->pending, __ATOMIC_SEQ_CST) &&
+        !lapi_rlock_available(&h->lock))
+      info->status |= LAPI_POLLING_NET;
+    if (lapi_progress(h) == 0 && !lapi_may_dispatch(h))
+      sched_yield(); /* the dispatcher does the work: let it run */
+    if (__atomic_load_n(&h->sends_done, __ATOMIC_ACQUIRE) != sends)
+      info->status |= LAPI_SEND_COMPLETE;
+    if (__atomic_load_n(&h->recvs_done, __ATOMIC_ACQUIRE) != recvs)
+      info->status |= LAPI_RECV_COMPLETE;
+    if (info->status & (LAPI_SEND_COMPLETE | LAPI_RECV_COMPLETE))
+      break;
+  }
+  return LAPI_SUCCESS;
+}
+
+int LAPI_Probe(lapi_handle_t hndl) __attribute__((weak, alias("PLAPI_Probe")));
+int LAPI_Msgpoll(lapi_handle_t hndl, uint cnt, lapi_msg_info_t *info)
+    __attribute__((weak, alias("PLAPI_Msgpoll")));

@@ -1,0 +1,88 @@
+/*
+ * lapi_fence.c - LAPI_Fence, LAPI_Gfence, LAPI_Purge_totask and
+ * LAPI_Resume_totask.
+ *
+ * LAPI_Fence returns when every message the caller issued on the handle
+ * has landed at its target: the data is in place; completion handlers
+ * may still be running (a data fence, as in IBM's LAPI).  Puts, gets and
+ * rmws of the loopback are complete when their call returns.  While it
+ * waits the caller makes progress if it may (polling mode, or a handler
+ * on the dispatcher), so a fence inside a completion handler does not
+ * wait for itself.  LAPI_Gfence adds a barrier of all tasks.
+ *
+ * LAPI_Purge_totask(dest): calls to dest fail with LAPI_ERR_TGT_PURGED
+ * until LAPI_Resume_totask(dest); messages from dest still queued on
+ * the handle are cancelled (never delivered, origin counter only) and
+ * LAPI_Setcntr_wstatus lists naming dest are updated and released.
+ */
+#include "am/lapi_am.h"
+
+static int landed(void *arg)
+{
+  struct lapi_hndl *h = arg;
+  return __atomic_load_n(&h->outstanding, __ATOMIC_SEQ_CST) == 0;
+}
+
+static struct lapi_hndl *get(lapi_handle_t hndl, const char *api)
+{
+  struct lapi_hndl *h = lapi_hndl_get(hndl);
+  if (h == NULL)
+    LAPI_FAIL_IN(api, LAPI_ERR_HNDL_INVALID,
+                 "handle %u is not initialised or already terminated", hndl);
+  return h;
+}
+
+int PLAPI_Fence(lapi_handle_t hndl)
+{
+  struct lapi_hndl *h = get(hndl, __func__);
+  if (h == NULL)
+    return LAPI_ERR_HNDL_INVALID;
+  lapi_wait_until(h, landed, h, NULL);
+  return LAPI_SUCCESS;
+}
+
+int PLAPI_Gfence(lapi_handle_t hndl)
+{
+  struct lapi_hndl *h = get(hndl, __func__);
+  if (h == NULL)
+    return LAPI_ERR_HNDL_INVALID;
+  lapi_wait_until(h, landed, h, NULL);
+  lapi_job_barrier();
+  return LAPI_SUCCESS;
+}
+
+int PLAPI_Purge_totask(lapi_handle_t hndl, uint dest)
+{
+  struct lapi_hndl *h = get(hndl, __func__);
+  if (h == NULL)
+    return LAPI_ERR_HNDL_INVALID;
+  int rc = lapi_check_tgt(h, dest, __func__);
+  if (rc)
+    return rc;
+  __atomic_store_n(&h->purged[dest], 1, __ATOMIC_RELEASE);
+  lapi_dispatch_cancel_from(h, (int)dest);
+  lapi_wstatus_purge(h, dest);
+  LAPI_LOG(LAPI_LOG_INFO, "handle %u: task %u purged", hndl, dest);
+  return LAPI_SUCCESS;
+}
+
+int PLAPI_Resume_totask(lapi_handle_t hndl, uint dest)
+{
+  struct lapi_hndl *h = get(hndl, __func__);
+  if (h == NULL)
+    return LAPI_ERR_HNDL_INVALID;
+  int rc = lapi_check_tgt(h, dest, __func__);
+  if (rc)
+    return rc;
+  __atomic_store_n(&h->purged[dest], 0, __ATOMIC_RELEASE);
+  LAPI_LOG(LAPI_LOG_INFO, "handle %u: task %u resumed", hndl, dest);
+  return LAPI_SUCCESS;
+}
+
+int LAPI_Fence(lapi_handle_t hndl) __attribute__((weak, alias("PLAPI_Fence")));
+int LAPI_Gfence(lapi_handle_t hndl)
+    __attribute__((weak, alias("PLAPI_Gfence")));
+int LAPI_Purge_totask(lapi_handle_t hndl, uint dest)
+    __attribute__((weak, alias("PLAPI_Purge_totask")));
+int LAPI_Resume_totask(lapi_handle_t hndl, uint dest)
+    __attribute__((weak, alias("PLAPI_Resume_totask")));

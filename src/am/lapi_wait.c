@@ -1,0 +1,204 @@
+/*
+ * lapi_wait.c - futexes, the doorbell and the recursive handle lock.
+ *
+ * See lapi_wait.h for the protocol.  Everything here is small on purpose:
+ * the policy (what to wait for, whether to dispatch meanwhile) lives in
+ * lapi_dispatch.c and lapi_cntr.c.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "am/lapi_wait.h"
+
+/* ---------------------------------------------------------------- spin */
+
+static int spin_limit = -1;
+static pthread_once_t spin_once = PTHREAD_ONCE_INIT;
+
+static void spin_read_env(void)
+{
+  cpu_set_t set;
+  int cpus = 1;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    cpus = CPU_COUNT(&set);
+  /* Spinning on one CPU only delays the thread we wait for. */
+  spin_limit = cpus > 1 ? 2000 : 0;
+  const char *s = getenv("LAPI_SPIN");
+  if (s && *s) {
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end == '\0' && v >= 0 && v <= INT_MAX)
+      spin_limit = (int)v;
+    else
+      fprintf(stderr, "lapi: LAPI_SPIN=%s is not a count; using %d\n", s,
+              spin_limit);
+  }
+}
+
+int lapi_spin_limit(void)
+{
+  pthread_once(&spin_once, spin_read_env);
+  return spin_limit;
+}
+
+void lapi_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield" ::: "memory");
+#else
+  __asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+/* -------------------------------------------------------------- futex */
+
+void lapi_futex_wait(int *addr, int val, int ms)
+{
+  struct timespec ts, *tsp = NULL;
+  if (ms >= 0) {
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+    tsp = &ts;
+  }
+  /* EAGAIN (value changed), EINTR and ETIMEDOUT all mean: look again. */
+  syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, tsp, NULL, 0);
+}
+
+void lapi_futex_wake(int *addr, int n)
+{
+  syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+/* ------------------------------------------------------------ doorbell */
+
+/* Apart, so ringers reading `sleepers` do not fight over `seq`. */
+static struct {
+  int seq __attribute__((aligned(64)));
+  int sleepers __attribute__((aligned(64)));
+} bell;
+
+unsigned lapi_bell_arm(void)
+{
+  __atomic_add_fetch(&bell.sleepers, 1, __ATOMIC_SEQ_CST);
+  return (unsigned)__atomic_load_n(&bell.seq, __ATOMIC_SEQ_CST);
+}
+
+void lapi_bell_disarm(void)
+{
+  __atomic_sub_fetch(&bell.sleepers, 1, __ATOMIC_SEQ_CST);
+}
+
+void lapi_bell_sleep(unsigned seq, int ms)
+{
+  lapi_futex_wait(&bell.seq, (int)seq, ms);
+  lapi_bell_disarm();
+}
+
+void lapi_bell_ring(void)
+{
+  if (__atomic_load_n(&bell.sleepers, __ATOMIC_SEQ_CST) == 0)
+    return;
+  __atomic_add_fetch(&bell.seq, 1, __ATOMIC_SEQ_CST);
+  lapi_futex_wake(&bell.seq, INT_MAX);
+}
+
+/* -------------------------------------------------------- thread ids */
+
+static __thread char self_tag;
+
+uintptr_t lapi_self_id(void)
+{
+  return (uintptr_t)&self_tag;
+}
+
+/* ------------------------------------------------------------- rlock */
+
+void lapi_rlock_init(struct lapi_rlock *l)
+{
+  pthread_mutex_init(&l->m, NULL);
+  l->owner = 0;
+  l->depth = 0;
+}
+
+static void rlock_took(struct lapi_rlock *l)
+{
+  __atomic_store_n(&l->owner_thread, pthread_self(), __ATOMIC_RELAXED);
+  l->depth = 1;
+  __atomic_store_n(&l->owner, lapi_self_id(), __ATOMIC_SEQ_CST);
+}
+
+void lapi_rlock_lock(struct lapi_rlock *l)
+{
+  if (lapi_rlock_mine(l)) {
+    l->depth++;
+    return;
+  }
+  pthread_mutex_lock(&l->m);
+  rlock_took(l);
+}
+
+int lapi_rlock_trylock(struct lapi_rlock *l)
+{
+  if (lapi_rlock_mine(l)) {
+    l->depth++;
+    return 1;
+  }
+  if (pthread_mutex_trylock(&l->m) != 0)
+    return 0;
+  rlock_took(l);
+  return 1;
+}
+
+void lapi_rlock_unlock(struct lapi_rlock *l)
+{
+  if (--l->depth > 0)
+    return;
+  __atomic_store_n(&l->owner, 0, __ATOMIC_SEQ_CST);
+  pthread_mutex_unlock(&l->m);
+  lapi_bell_ring();
+}
+
+int lapi_rlock_mine(const struct lapi_rlock *l)
+{
+  return __atomic_load_n(&l->owner, __ATOMIC_SEQ_CST) == lapi_self_id();
+}
+
+int lapi_rlock_available(const struct lapi_rlock *l)
+{
+  uintptr_t o = __atomic_load_n(&l->owner, __ATOMIC_SEQ_CST);
+  return o == 0 || o == lapi_self_id();
+}
+
+int lapi_rlock_owner(const struct lapi_rlock *l, pthread_t *tid)
+{
+  if (__atomic_load_n(&l->owner, __ATOMIC_SEQ_CST) == 0)
+    return 0;
+  *tid = __atomic_load_n(&l->owner_thread, __ATOMIC_RELAXED);
+  return 1;
+}
+
+int lapi_rlock_cond_wait(struct lapi_rlock *l, pthread_cond_t *c,
+                         const struct timespec *abstime)
+{
+  if (!lapi_rlock_mine(l))
+    return EPERM;
+  int depth = l->depth;
+  l->depth = 0;
+  __atomic_store_n(&l->owner, 0, __ATOMIC_SEQ_CST);
+  /* Handlers skipped while we held the lock may run now. */
+  lapi_bell_ring();
+  int rc = abstime ? pthread_cond_timedwait(c, &l->m, abstime)
+                   : pthread_cond_wait(c, &l->m);
+  rlock_took(l);
+  l->depth = depth;
+  return rc;
+}

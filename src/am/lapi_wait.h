@@ -1,0 +1,67 @@
+/*
+ * lapi_wait.h - how LAPI threads wait: spin briefly, then sleep.
+ *
+ * Futex words are plain ints accessed with __atomic builtins.  Two kinds
+ * of sleepers:
+ *  - a thread that only waits for a counter sleeps on the counter itself;
+ *  - a thread that must also make progress (the dispatcher, a polling
+ *    thread, a handler that waits) sleeps on the process-wide doorbell,
+ *    which rings when work is posted, a lock is released with work
+ *    pending, a fence completes, or a counter such a thread waits on
+ *    moves.
+ * Lost wake-ups are excluded by the usual order: the waker changes state
+ * (seq_cst) and then looks for sleepers; the sleeper registers (seq_cst)
+ * and then re-checks the state before it sleeps.
+ */
+#ifndef LAPI_WAIT_H
+#define LAPI_WAIT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+/* Polls before sleeping: LAPI_SPIN, or by default 0 on one CPU and a
+ * few microseconds' worth otherwise. */
+int lapi_spin_limit(void);
+void lapi_cpu_relax(void);
+
+/* Sleep while *addr == val, at most ms milliseconds (< 0: no limit). */
+void lapi_futex_wait(int *addr, int val, int ms);
+void lapi_futex_wake(int *addr, int n);
+
+/* The doorbell. */
+unsigned lapi_bell_arm(void);
+void lapi_bell_disarm(void);
+void lapi_bell_sleep(unsigned seq, int ms); /* disarms when it returns */
+void lapi_bell_ring(void);
+
+/* An id of the calling thread, never 0. */
+uintptr_t lapi_self_id(void);
+
+/*
+ * The handle lock: held while handlers of the handle run, recursive (a
+ * handler may call LAPI on its own handle), and the lock LAPI_Util's
+ * mutex_lock hands to the user.  Releasing it rings the doorbell, since
+ * a dispatcher may have skipped the handle while it was held.
+ */
+struct lapi_rlock {
+  pthread_mutex_t m;
+  uintptr_t owner; /* lapi_self_id() of the holder, 0 if free */
+  pthread_t owner_thread;
+  int depth;
+};
+
+void lapi_rlock_init(struct lapi_rlock *l);
+void lapi_rlock_lock(struct lapi_rlock *l);
+int lapi_rlock_trylock(struct lapi_rlock *l); /* 1 if taken */
+void lapi_rlock_unlock(struct lapi_rlock *l);
+int lapi_rlock_mine(const struct lapi_rlock *l);
+/* Free, or held by the caller: a dispatcher here could take it. */
+int lapi_rlock_available(const struct lapi_rlock *l);
+/* 1 and *tid = the holder, or 0 if the lock is free. */
+int lapi_rlock_owner(const struct lapi_rlock *l, pthread_t *tid);
+/* pthread_cond_wait with the lock fully released meanwhile (any depth);
+ * abstime NULL waits without a limit.  Returns 0, ETIMEDOUT or EPERM. */
+int lapi_rlock_cond_wait(struct lapi_rlock *l, pthread_cond_t *c,
+                         const struct timespec *abstime);
+
+#endif /* LAPI_WAIT_H */

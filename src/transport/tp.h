@@ -1,0 +1,130 @@
+/*
+ * tp.h - the interface every LAPI transport fills.
+ *
+ * A transport moves bytes between tasks; everything LAPI means (header
+ * and completion handlers, vector checks, counters, the error handler)
+ * stays in src/am, which transports reach through am/lapi_recv.h.  Each
+ * transport is one `const struct lapi_tp_ops`; an operation it cannot do
+ * is a named lapi_tp_no_* stub that returns a LAPI code, never NULL, so
+ * callers never test pointers.  lapi_tp_select() is the one place that
+ * decides which transport serves a (handle, target) pair:
+ *   self  target == the calling task           (src/transport/self.c)
+ *   crts  target in the caller's core group    (later issue)
+ *   ofi   any other task, over libfabric       (later issue)
+ *
+ * Requests arrive validated: src/am checked every argument and resolved
+ * nothing remote.  Remote addresses (target buffers, target counters,
+ * header handlers) travel as uint64_t, so a transport never dereferences
+ * a pointer of another task.  A transport returns LAPI_SUCCESS once the
+ * request is accepted (its completion is reported through the counters)
+ * or a LAPI code with nothing started.
+ */
+#ifndef LAPI_TP_H
+#define LAPI_TP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <lapi.h>
+
+struct lapi_hndl;
+
+/* Transports by index (statistics are kept per transport). */
+enum lapi_tp_id {
+  LAPI_TP_SELF = 0,
+  LAPI_TP_CRTS,
+  LAPI_TP_OFI,
+  LAPI_TP_COUNT
+};
+
+/* What a transport does natively; src/am builds the rest from AMs. */
+struct lapi_tp_caps {
+  size_t max_eager;  /* data bytes that travel with the header */
+  size_t max_pkt;    /* MAX_PKT_SZ reported by LAPI_Qenv */
+  uint max_iov;      /* segments of one vector moved natively */
+  int strided;       /* strided vectors natively */
+  int atomics;       /* Rmw natively */
+};
+
+/* An active message (LAPI_Amsend, LAPI_Amsendv, LAPI_Xfer AM/AMV). */
+struct lapi_tp_am {
+  uint tgt;
+  uint64_t hdr_hdl;          /* handler address or LAPI_Addr_set index */
+  const void *uhdr;
+  uint uhdr_len;
+  const void *udata;         /* Amsend data (org_vec == NULL) */
+  size_t udata_len;
+  const lapi_vec_t *org_vec; /* Amsendv origin vector, checked */
+  uint64_t tgt_cntr;         /* counter in the target task, or 0 */
+  lapi_cntr_t *org_cntr;
+  lapi_cntr_t *cmpl_cntr;
+  scompl_hndlr_t *shdlr;     /* LAPI_Xfer send completion handler */
+  void *sinfo;
+};
+
+/* A put or a get, contiguous (vectors NULL) or vector (Putv/Getv). */
+struct lapi_tp_rma {
+  uint tgt;
+  size_t len;                /* contiguous form */
+  uint64_t tgt_addr;
+  void *org_addr;
+  const lapi_vec_t *tgt_vec; /* vector form: addresses in the target */
+  const lapi_vec_t *org_vec;
+  uint64_t tgt_cntr;
+  lapi_cntr_t *org_cntr;
+  lapi_cntr_t *cmpl_cntr;    /* put only */
+  scompl_hndlr_t *shdlr;     /* put: LAPI_Xfer send completion handler */
+  void *sinfo;
+  compl_hndlr_t *chndlr;     /* get: LAPI_Xfer origin completion handler */
+  void *cinfo;
+};
+
+/* An atomic read-modify-write of 4 or 8 bytes at the target. */
+struct lapi_tp_rmw {
+  uint tgt;
+  RMW_ops_t op;
+  int size;                  /* 4 or 8 */
+  uint64_t tgt_var;
+  const void *in_val;        /* one operand, two for COMPARE_AND_SWAP */
+  void *prev;                /* or NULL */
+  lapi_cntr_t *org_cntr;
+  scompl_hndlr_t *shdlr;
+  void *sinfo;
+};
+
+struct lapi_tp_ops {
+  const char *name;
+  enum lapi_tp_id id;
+  /* Per handle set-up and tear-down (LAPI_Init / LAPI_Term). */
+  int (*init)(struct lapi_hndl *h);
+  void (*fini)(struct lapi_hndl *h);
+  void (*caps)(struct lapi_tp_caps *caps);
+  int (*am_send)(struct lapi_hndl *h, const struct lapi_tp_am *am);
+  int (*put)(struct lapi_hndl *h, const struct lapi_tp_rma *op);
+  int (*get)(struct lapi_hndl *h, const struct lapi_tp_rma *op);
+  int (*rmw)(struct lapi_hndl *h, const struct lapi_tp_rmw *op);
+  /* Poll the wire once; returns the events handled (0: nothing). */
+  int (*progress)(struct lapi_hndl *h);
+};
+
+/* The transport that serves tgt for h (tgt already checked < NUM_TASKS). */
+const struct lapi_tp_ops *lapi_tp_select(const struct lapi_hndl *h,
+                                         uint tgt);
+
+/* Every transport this build has, for init/fini/progress of a handle. */
+extern const struct lapi_tp_ops *const lapi_tp_all[];
+extern const unsigned lapi_tp_count;
+
+extern const struct lapi_tp_ops lapi_tp_self;
+
+/* Named stubs for what a transport does not do. */
+int lapi_tp_no_init(struct lapi_hndl *h);
+void lapi_tp_no_fini(struct lapi_hndl *h);
+void lapi_tp_no_caps(struct lapi_tp_caps *caps);
+int lapi_tp_no_am_send(struct lapi_hndl *h, const struct lapi_tp_am *am);
+int lapi_tp_no_put(struct lapi_hndl *h, const struct lapi_tp_rma *op);
+int lapi_tp_no_get(struct lapi_hndl *h, const struct lapi_tp_rma *op);
+int lapi_tp_no_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op);
+int lapi_tp_no_progress(struct lapi_hndl *h);
+
+#endif /* LAPI_TP_H */

@@ -1,0 +1,88 @@
+/*
+ * tp_select.c - which transport serves a target, and the named stubs.
+ *
+ * The selector is the only code that knows the topology: the caller's
+ * own task goes through the loopback; a task of the caller's core group
+ * will go through the CRTS engines and any other task over libfabric
+ * (later issues add them here and to lapi_tp_all).  Until then a target
+ * no transport reaches gets `unreachable`, whose every operation
+ * answers LAPI_ERR_NO_CONNECTIVITY.
+ */
+#include "am/lapi_am.h"
+
+int lapi_tp_no_init(struct lapi_hndl *h)
+{
+  (void)h;
+  return LAPI_SUCCESS;
+}
+
+void lapi_tp_no_fini(struct lapi_hndl *h)
+{
+  (void)h;
+}
+
+void lapi_tp_no_caps(struct lapi_tp_caps *caps)
+{
+  caps->max_eager = 0;
+  caps->max_pkt = 0;
+  caps->max_iov = 0;
+  caps->strided = 0;
+  caps->atomics = 0;
+}
+
+int lapi_tp_no_am_send(struct lapi_hndl *h, const struct lapi_tp_am *am)
+{
+  (void)h;
+  (void)am;
+  return LAPI_ERR_NO_CONNECTIVITY;
+}
+
+int lapi_tp_no_put(struct lapi_hndl *h, const struct lapi_tp_rma *op)
+{
+  (void)h;
+  (void)op;
+  return LAPI_ERR_NO_CONNECTIVITY;
+}
+
+int lapi_tp_no_get(struct lapi_hndl *h, const struct lapi_tp_rma *op)
+{
+  (void)h;
+  (void)op;
+  return LAPI_ERR_NO_CONNECTIVITY;
+}
+
+int lapi_tp_no_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op)
+{
+  (void)h;
+  (void)op;
+  return LAPI_ERR_NO_CONNECTIVITY;
+}
+
+int lapi_tp_no_progress(struct lapi_hndl *h)
+{
+  (void)h;
+  return 0;
+}
+
+static const struct lapi_tp_ops unreachable = {
+  .name = "none",
+  .id = LAPI_TP_OFI, /* where such traffic will go */
+  .init = lapi_tp_no_init,
+  .fini = lapi_tp_no_fini,
+  .caps = lapi_tp_no_caps,
+  .am_send = lapi_tp_no_am_send,
+  .put = lapi_tp_no_put,
+  .get = lapi_tp_no_get,
+  .rmw = lapi_tp_no_rmw,
+  .progress = lapi_tp_no_progress,
+};
+
+const struct lapi_tp_ops *const lapi_tp_all[] = {&lapi_tp_self};
+const unsigned lapi_tp_count = sizeof lapi_tp_all / sizeof lapi_tp_all[0];
+
+const struct lapi_tp_ops *lapi_tp_select(const struct lapi_hndl *h, uint tgt)
+{
+  if (tgt == h->task_id)
+    return &lapi_tp_self;
+  return &unreachable;
+}
