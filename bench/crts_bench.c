@@ -168,6 +168,33 @@ static void emit_ratio(const char *section, int threads, long bytes,
 
 static void empty_cpe(void *arg) { (void)arg; }
 
+/*
+ * Where the CPE threads ran.  The kernel tends to leave them unevenly
+ * spread over the cores (e.g. 13 and 51), and a barrier then waits for the
+ * busier core: print the split so a slow result can be told apart.
+ */
+static int cpe_cpu[CRTS_MAX_SPE_NUM];
+
+static void where_cpe(void *arg)
+{
+  (void)arg;
+  cpe_cpu[CRTS_tid] = sched_getcpu();
+}
+
+static void print_cpu_split(const char *section, int n)
+{
+  int count[CPU_SETSIZE] = {0};
+  for (int k = 0; k < n; k++)
+    if (cpe_cpu[k] >= 0 && cpe_cpu[k] < CPU_SETSIZE)
+      count[cpe_cpu[k]]++;
+  printf("INFO %s/%d: CPE threads per CPU:", section, n);
+  for (int c = 0; c < CPU_SETSIZE; c++)
+    if (count[c])
+      printf(" cpu%d=%d", c, count[c]);
+  printf("\n");
+  fflush(stdout);
+}
+
 static double run_crts_spawn(void *ctx, long iters)
 {
   (void)ctx;
@@ -292,6 +319,12 @@ static void child_spawn(int n)
     emit("spawn", vs[k].name, n, 0, &vs[k], 0);
   emit_ratio("spawn", n, 0, &vs[0], &vs[1]);
   emit_ratio("spawn", n, 0, &vs[0], &vs[2]);
+  if (n >= 32) {
+    if (CRTS_athread_spawn((void (*)(void))where_cpe, NULL) != 0 ||
+        CRTS_athread_join() != 0)
+      die("CRTS_athread_spawn/join failed");
+    print_cpu_split("spawn", n);
+  }
 }
 
 /* ====================================================== child: ssync */
@@ -313,6 +346,7 @@ static void ssync_cpe(void *p)
     CRTS_ssync_array();
   if (CRTS_tid == 0)
     c->elapsed = now_sec() - t0;
+  where_cpe(NULL);
 }
 
 static double run_crts_ssync(void *ctx, long iters)
@@ -373,6 +407,8 @@ static void child_ssync(int n)
   for (int k = 0; k < 2; k++)
     emit("ssync", vs[k].name, n, 0, &vs[k], 0);
   emit_ratio("ssync", n, 0, &vs[0], &vs[1]);
+  if (n >= 32)
+    print_cpu_split("ssync", n); /* as in the last CRTS repetition */
 }
 
 /* ======================================================== child: dma */
@@ -645,12 +681,22 @@ static struct rec recs[MAX_RECS];
 static int nrecs;
 static int child_failures;
 
+/* "INFO ..." lines of the children, printed as comments after the tables. */
+static char infos[16][256];
+static int ninfos;
+
 /* Cores each child kept busy on average (CPU time / wall time). */
 static struct {
   char name[24];
   double cores;
 } shares[32];
 static int nshares;
+
+static void print_infos(void)
+{
+  for (int i = 0; i < ninfos; i++)
+    printf("# %s\n", infos[i]);
+}
 
 static void print_shares(void)
 {
@@ -700,6 +746,12 @@ static void run_child(const char *section, int n)
   char line[256];
   while (in && fgets(line, sizeof line, in)) {
     struct rec r;
+    if (strncmp(line, "INFO ", 5) == 0 &&
+        ninfos < (int)(sizeof infos / sizeof *infos)) {
+      line[strcspn(line, "\n")] = '\0';
+      snprintf(infos[ninfos++], sizeof *infos, "%s", line + 5);
+      continue;
+    }
     if (nrecs < MAX_RECS &&
         sscanf(line, "REC %15s %39s %d %ld %7s %lf %lf %lf %d", r.section,
                r.variant, &r.threads, &r.bytes, r.unit, &r.med, &r.lo, &r.hi,
@@ -1121,6 +1173,7 @@ int main(int argc, char **argv)
     printf("\n# %.1f s\n", now_sec() - t0);
   }
   print_shares();
+  print_infos();
   load_line("after");
   return child_failures ? 1 : 0;
 }
