@@ -80,7 +80,7 @@ static struct lapi_item *pop(struct lapi_hndl *h)
 
 void lapi_dispatch_cancel_from(struct lapi_hndl *h, int src)
 {
-  struct lapi_item *gone = NULL, **pp;
+  struct lapi_item *gone = NULL, **gone_end = &gone, **pp;
   int n = 0;
   pthread_mutex_lock(&h->qlock);
   h->qtail = NULL;
@@ -88,8 +88,9 @@ void lapi_dispatch_cancel_from(struct lapi_hndl *h, int src)
     struct lapi_item *it = *pp;
     if (it->src == src && it->cancel) {
       *pp = it->next;
-      it->next = gone;
-      gone = it;
+      it->next = NULL;
+      *gone_end = it; /* keep queue order */
+      gone_end = &it->next;
       n++;
     } else {
       h->qtail = it;
