@@ -261,8 +261,10 @@ int PLAPI_Nopoll_wait(lapi_handle_t hndl, lapi_cntr_t *cntr, int val,
   if (val < 0)
     return LAPI_FAIL(LAPI_ERR_CNTR_VAL,
                      "val %d is negative: wait for a count >= 0", val);
-  /* No polling, except on the dispatcher: it would wait for itself. */
-  return cntr_wait(h, cntr, val, cur_cntr_val, lapi_dispatch_on_thread());
+  /* No polling, except where nobody else could make progress: on the
+   * dispatcher, or while holding the handle's lock. */
+  return cntr_wait(h, cntr, val, cur_cntr_val,
+                   lapi_dispatch_on_thread() || lapi_rlock_mine(&h->lock));
 }
 
 int PLAPI_Setcntr_wstatus(lapi_handle_t hndl, lapi_cntr_t *cntr, int val,

@@ -13,7 +13,9 @@
  *    LAPI_Fence, ...).  A thread that only sends never runs a handler.
  * A handler may call LAPI, including calls that wait: a wait on the
  * dispatcher thread keeps dispatching every interrupt-mode handle (and
- * the handle waited on), so it cannot deadlock on itself.
+ * the handle waited on), and a thread that holds a handle's lock while
+ * it waits (a handler of that handle, or a program inside LAPI_Util's
+ * mutex_lock) runs that handle's work itself, since nobody else can.
  */
 #include <errno.h>
 #include <sched.h>
@@ -153,9 +155,13 @@ static int has_work(const struct lapi_hndl *h)
          lapi_rlock_available(&h->lock);
 }
 
+/* Polling mode, the dispatcher itself, or a thread that holds h's lock
+ * (a handler of h, or a program inside LAPI_Util's mutex_lock): nobody
+ * else can run h's work while it waits, so it must. */
 int lapi_may_dispatch(const struct lapi_hndl *h)
 {
-  return on_dispatcher || !lapi_hndl_interrupt(h);
+  return on_dispatcher || !lapi_hndl_interrupt(h) ||
+         lapi_rlock_mine(&h->lock);
 }
 
 /* Work this thread should do instead of sleeping. */
