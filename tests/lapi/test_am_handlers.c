@@ -25,7 +25,7 @@ static pthread_t hdr_thread, cmpl_thread;
 static pthread_t main_thread;
 static int in_poll;          /* the test thread is inside a polling call */
 static int polling_mode;     /* handlers must see in_poll == 1 */
-static unsigned char sink[1 << 20];
+static unsigned char sink[(1 << 20) + 64];
 
 static void where_cmpl(lapi_handle_t *hndl, void *param)
 {

@@ -374,8 +374,9 @@ Test(am_init, senv_settable_and_not)
     if (q == ERROR_CHK || q == TIMEOUT || q == INTERRUPT_SET ||
         q == ACK_THRESHOLD)
       continue;
-    int before = 0;
-    int qrc = LAPI_Qenv(h, (lapi_query_t)q, &before);
+    static union qbuf qb; /* some queries fill a struct or an array */
+    int qrc = LAPI_Qenv(h, (lapi_query_t)q, qb.i);
+    int before = qb.i[0];
     cr_assert_eq(LAPI_Senv(h, (lapi_query_t)q, 1), LAPI_ERR_QUERY_TYPE,
                  "LAPI_Senv(query %d) accepted", q);
     if (qrc == LAPI_SUCCESS && q != QUERY_SHM_TASKS && q < QUERY_STATISTICS)
