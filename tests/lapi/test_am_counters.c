@@ -66,6 +66,9 @@ static void *plain_hdr(lapi_handle_t *hndl, void *uhdr, uint *uhdr_len,
   return *msg_len ? sink : NULL;
 }
 
+static void *nocmpl_hdr(lapi_handle_t *, void *, uint *, ulong *,
+                        compl_hndlr_t **, void **);
+
 static void reset(void)
 {
   lt_store(&hdr_runs, 0);
@@ -335,6 +338,14 @@ Test(am_counters, getcntr_setcntr)
   /* a zero-initialised counter reads 0 */
   static lapi_cntr_t zero;
   cr_assert_eq(lt_get(&j, &zero), 0);
+  /* a garbage counter made usable by Setcntr: waited on, then bumped */
+  static lapi_cntr_t g;
+  memset(&g, 0x5A, sizeof g);
+  LT_OK(LAPI_Setcntr(j.h, &g, 0));
+  lapi_cntr_t *gt = lt_cntr_at_tgt(&j, &g);
+  LT_OK(LAPI_Amsend(j.h, j.tgt, (void *)lt_at_tgt(&j, (void *)nocmpl_hdr),
+                    NULL, 0, NULL, 0, gt, NULL, NULL));
+  cr_assert_eq(lt_wait(&j, &g, 1), 0);
   lt_close(&j);
 }
 

@@ -235,6 +235,59 @@ Test(am_handlers, polling_then_interrupt_again)
   lt_close(&j);
 }
 
+/* Messages queued in polling mode are served by the dispatcher as soon
+ * as the handle is back in interrupt mode, with no polling call. */
+Test(am_handlers, queued_in_polling_served_after_interrupt_on)
+{
+  struct lt_job j;
+  lt_open(&j);
+  start(&j);
+  void *hh = lt_at_tgt(&j, (void *)where_hdr);
+  lapi_cntr_t *tc = lt_cntr_at_tgt(&j, &recv_cntr);
+  LT_OK(LAPI_Senv(j.h, INTERRUPT_SET, 0));
+  LT_OK(LAPI_Gfence(j.h));
+  for (int i = 0; i < 3; i++)
+    LT_OK(LAPI_Amsend(j.h, j.tgt, hh, NULL, 0, payload, 8, tc, NULL, NULL));
+  lt_yield_a_lot();
+  cr_assert_eq(lt_load(&hdr_runs), 0);
+  LT_OK(LAPI_Senv(j.h, INTERRUPT_SET, 1));
+  while (lt_load(&cmpl_runs) < 3)
+    sched_yield(); /* no LAPI call: the dispatcher must pick them up */
+  cr_assert(!pthread_equal(hdr_thread, main_thread));
+  cr_assert_eq(lt_wait(&j, &recv_cntr, 3), 0);
+  lt_close(&j);
+}
+
+/* No handler of a handle runs after its LAPI_Term returned, even with
+ * messages in flight when Term was called (in both modes). */
+static void term_in_flight(int polling)
+{
+  for (int round = 0; round < 50; round++) {
+    struct lt_job j;
+    lt_open(&j);
+    start(&j);
+    if (polling)
+      LT_OK(LAPI_Senv(j.h, INTERRUPT_SET, 0));
+    for (int i = 0; i < 8; i++)
+      LT_OK(LAPI_Amsend(j.h, (uint)j.me, (void *)where_hdr, NULL, 0,
+                        payload, sizeof payload, NULL, NULL, NULL));
+    LT_OK(LAPI_Term(j.h));
+    int h0 = lt_load(&hdr_runs), c0 = lt_load(&cmpl_runs);
+    lt_yield_a_lot();
+    cr_assert_eq(lt_load(&hdr_runs), h0, "round %d: a header handler ran "
+                 "after LAPI_Term returned", round);
+    cr_assert_eq(lt_load(&cmpl_runs), c0, "round %d: a completion handler "
+                 "ran after LAPI_Term returned", round);
+    cr_assert_eq(h0, c0, "round %d: %d header handlers but %d completion "
+                 "handlers", round, h0, c0);
+    /* the handle is gone */
+    cr_assert_eq(LAPI_Probe(j.h), LAPI_ERR_HNDL_INVALID);
+  }
+}
+
+Test(am_handlers, no_handler_after_term) { term_in_flight(0); }
+Test(am_handlers, no_handler_after_term_polling) { term_in_flight(1); }
+
 /* ------------------------------------------------ lapi_return_info_t */
 
 static lapi_return_info_t seen_ri;
