@@ -386,6 +386,54 @@ static void discard(int mode)
 Test(am_handlers, bury_msg_drops_the_data) { discard(1); }
 Test(am_handlers, null_return_drops_the_data) { discard(2); }
 
+/* ret_flags = LAPI_LOCAL_STATE: a promise about the completion handler;
+ * the message is delivered and completed as usual. */
+static int local_cmpl_saw_data;
+
+static void local_cmpl(lapi_handle_t *hndl, void *param)
+{
+  (void)hndl;
+  if (lt_find_diff(sink, 256, (uint64_t)(uintptr_t)param, 0) < 0)
+    lt_store(&local_cmpl_saw_data, 1);
+  lt_inc(&cmpl_runs);
+}
+
+static void *local_hdr(lapi_handle_t *hndl, void *uhdr, uint *uhdr_len,
+                       ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
+{
+  (void)hndl, (void)uhdr_len;
+  ((lapi_return_info_t *)msg_len)->ret_flags = LAPI_LOCAL_STATE;
+  lt_inc(&hdr_runs);
+  *comp_h = local_cmpl;
+  *uinfo = (void *)(uintptr_t)*(uint32_t *)uhdr;
+  return sink;
+}
+
+Test(am_handlers, local_state_still_delivers)
+{
+  struct lt_job j;
+  lt_open(&j);
+  start(&j);
+  void *hh = lt_at_tgt(&j, (void *)local_hdr);
+  lapi_cntr_t *tc = lt_cntr_at_tgt(&j, &recv_cntr);
+  lapi_cntr_t org, cmpl;
+  LT_OK(LAPI_Setcntr(j.h, &org, 0));
+  LT_OK(LAPI_Setcntr(j.h, &cmpl, 0));
+  uint32_t seed = 600 + j.src, myseed = 600 + (uint32_t)j.me;
+  lt_fill(big, 256, myseed);
+  memset(sink, LT_GUARD, 512);
+  LT_OK(LAPI_Gfence(j.h));
+  LT_OK(LAPI_Amsend(j.h, j.tgt, hh, &myseed, 4, big, 256, tc, &org, &cmpl));
+  cr_assert_eq(lt_wait(&j, &recv_cntr, 1), 0);
+  cr_assert_eq(lt_wait(&j, &org, 1), 0);
+  cr_assert_eq(lt_wait(&j, &cmpl, 1), 0);
+  cr_assert_eq(lt_load(&cmpl_runs), 1);
+  cr_assert_eq(lt_load(&local_cmpl_saw_data), 1);
+  cr_assert_eq(lt_find_diff(sink, 256, seed, 0), -1);
+  cr_assert_eq(lt_find_nonguard(sink + 256, 256), -1);
+  lt_close(&j);
+}
+
 /* ------------------------------------------------------------- uhdr */
 
 static unsigned char got_uhdr[4096];

@@ -597,7 +597,7 @@ Test(am_xfer, bad_target_vector_goes_to_the_error_handler)
   LT_OK(LAPI_Amsend(j.h, j.tgt, xh, ok_uhdr, sizeof ok_uhdr, d, 8, tc, NULL,
                     NULL));
   cr_assert_eq(lt_wait(&j, &recv_cntr, 1), 0);
-  (void)err_task;
+  cr_assert_eq(err_task, j.me, "task_id %d in the error handler", err_task);
   LT_ASSERT_HANDLERS_OK();
   lt_close(&j);
 }
