@@ -212,6 +212,60 @@ Test(am_handlers, interrupt_off_at_init_means_polling)
   lt_close(&j);
 }
 
+/* Two handles, one polling and one in interrupt mode: the dispatcher
+ * serves only the second; polling the first runs only its own handlers. */
+static int mixed_runs[2];
+static pthread_t mixed_thread[2];
+
+static void *mixed_hdr(lapi_handle_t *hndl, void *uhdr, uint *uhdr_len,
+                       ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
+{
+  (void)hndl, (void)uhdr_len, (void)msg_len, (void)uinfo;
+  int which = (int)*(uint32_t *)uhdr;
+  mixed_thread[which] = pthread_self();
+  lt_inc(&mixed_runs[which]);
+  *comp_h = NULL;
+  return NULL;
+}
+
+Test(am_handlers, polling_and_interrupt_handles_side_by_side)
+{
+  struct lt_job p, q; /* p polls, q interrupt mode */
+  lt_open(&p);
+  lt_open(&q);
+  main_thread = pthread_self();
+  LT_OK(LAPI_Senv(p.h, INTERRUPT_SET, 0));
+  static lapi_cntr_t rp, rq;
+  LT_OK(LAPI_Setcntr(p.h, &rp, 0));
+  LT_OK(LAPI_Setcntr(q.h, &rq, 0));
+  void *hp = lt_at_tgt(&p, (void *)mixed_hdr);
+  lapi_cntr_t *tp = lt_cntr_at_tgt(&p, &rp);
+  void *hq = lt_at_tgt(&q, (void *)mixed_hdr);
+  lapi_cntr_t *tq = lt_cntr_at_tgt(&q, &rq);
+  LT_OK(LAPI_Gfence(p.h));
+  LT_OK(LAPI_Gfence(q.h));
+  static uint32_t zero = 0, one = 1;
+  LT_OK(LAPI_Amsend(p.h, p.tgt, hp, &zero, 4, NULL, 0, tp, NULL, NULL));
+  LT_OK(LAPI_Amsend(q.h, q.tgt, hq, &one, 4, NULL, 0, tq, NULL, NULL));
+  /* q's message is served with nobody polling; p's waits */
+  while (lt_load(&mixed_runs[1]) < 1)
+    sched_yield();
+  cr_assert(!pthread_equal(mixed_thread[1], main_thread));
+  lt_yield_a_lot();
+  cr_assert_eq(lt_load(&mixed_runs[0]), 0,
+               "the dispatcher ran a handler of a polling-mode handle");
+  /* polling p runs p's handler here; q's next message stays with the
+   * dispatcher */
+  LT_OK(LAPI_Amsend(q.h, q.tgt, hq, &one, 4, NULL, 0, tq, NULL, NULL));
+  cr_assert_eq(lt_wait(&p, &rp, 1), 0);
+  cr_assert(pthread_equal(mixed_thread[0], main_thread));
+  cr_assert_eq(lt_wait(&q, &rq, 2), 0);
+  cr_assert(!pthread_equal(mixed_thread[1], main_thread),
+            "polling one handle ran an interrupt-mode handle's handler");
+  lt_close(&q);
+  lt_close(&p);
+}
+
 /* Back to interrupt mode after polling: the dispatcher serves it again. */
 Test(am_handlers, polling_then_interrupt_again)
 {
