@@ -15,6 +15,13 @@
  * short names defined below (H live handle, DEAD a terminated one, T the
  * target task, SELF this task, NT = NUM_TASKS, ...).  Vector rows that
  * need the target's vector description (Putv/Getv) target SELF.
+ *
+ * Where neither the reference nor the seed page fixes the code, the rows
+ * follow the project brief: a negative Waitcntr value is CNTR_VAL, a NULL
+ * lapi_xfer_t / lapi_util_t is XFER_CMD / UTIL_CMD, a NULL handle pointer
+ * in LAPI_Init is RET_PTR_NULL, an Addr_set index that holds no handler
+ * is HDR_HNDLR_NULL (checked here only towards SELF); LAPI_Address takes
+ * IBM's codes (ORG_ADDR_NULL for my_addr, TGT_ADDR_NULL for ret_addr).
  */
 #include <stddef.h>
 
@@ -232,6 +239,14 @@ static int init_null_info(struct ectx *c)
   return rc;
 }
 
+static int init_null_hndl(struct ectx *c)
+{
+  (void)c;
+  lapi_info_t info;
+  memset(&info, 0, sizeof info);
+  return LAPI_Init(NULL, &info);
+}
+
 static int init_nonzero(struct ectx *c)
 {
   (void)c;
@@ -364,6 +379,8 @@ static lapi_util_t *util(struct ectx *c, int t)
   ROW(amsend_data_len, LAPI_ERR_DATA_LEN,                                    \
       LAPI_Amsend(H, T, HH, UH, 4, org, MAXMSG + 1, TC, OC, CC))             \
   ROW(amsend_purged, LAPI_ERR_TGT_PURGED, purged(c, 0))                      \
+  ROW(amsend_index_empty, LAPI_ERR_HDR_HNDLR_NULL,                           \
+      LAPI_Amsend(H, SELF, PV(7), UH, 4, org, SEG, TC, OC, CC))              \
   ROW(amsend_first_hndl, LAPI_ERR_HNDL_INVALID,                              \
       LAPI_Amsend(DEAD, NT, NULL, NULL, 6, NULL, SEG, TC, OC, CC))           \
   ROW(amsend_then_tgt, LAPI_ERR_TGT,                                         \
@@ -543,6 +560,10 @@ static lapi_util_t *util(struct ectx *c, int t)
   ROW(waitcntr_hndl, LAPI_ERR_HNDL_INVALID,                                  \
       LAPI_Waitcntr(DEAD, OC, 0, &c->qout))                                  \
   ROW(waitcntr_null, LAPI_ERR_CNTR_NULL, LAPI_Waitcntr(H, NULL, 0, &c->qout))\
+  ROW(waitcntr_val_neg, LAPI_ERR_CNTR_VAL,                                   \
+      LAPI_Waitcntr(H, OC, -1, &c->qout))                                    \
+  ROW(nopoll_val_neg, LAPI_ERR_CNTR_VAL,                                     \
+      LAPI_Nopoll_wait(H, OC, -2, &c->qout))                                 \
   ROW(nopoll_hndl, LAPI_ERR_HNDL_INVALID,                                    \
       LAPI_Nopoll_wait(DEAD, OC, 0, &c->qout))                               \
   ROW(nopoll_null, LAPI_ERR_CNTR_NULL,                                       \
@@ -602,6 +623,7 @@ static lapi_util_t *util(struct ectx *c, int t)
   ROW(xfer_dgsp, LAPI_ERR_XFER_CMD, LAPI_Xfer(H, xf(c, LAPI_DGSP_XFER)))     \
   ROW(xfer_rdma, LAPI_ERR_XFER_CMD, LAPI_Xfer(H, xf(c, LAPI_RDMA_XFER)))     \
   ROW(xfer_last, LAPI_ERR_XFER_CMD, LAPI_Xfer(H, xf(c, LAPI_LAST_XFER)))     \
+  ROW(xfer_null, LAPI_ERR_XFER_CMD, LAPI_Xfer(H, NULL))                      \
   ROW(xfer_am_tgt, LAPI_ERR_TGT,                                             \
       (xf(c, LAPI_AM_XFER)->Am.tgt = NT, LAPI_Xfer(H, &c->x)))               \
   ROW(xfer_am_hdr_null, LAPI_ERR_HDR_HNDLR_NULL,                             \
@@ -637,6 +659,8 @@ static lapi_util_t *util(struct ectx *c, int t)
       LAPI_Util(DEAD, util(c, LAPI_GET_THREAD_FUNC)))                        \
   ROW(util_dgsp, LAPI_ERR_UTIL_CMD, LAPI_Util(H, util(c, LAPI_REGISTER_DGSP)))\
   ROW(util_last, LAPI_ERR_UTIL_CMD, LAPI_Util(H, util(c, LAPI_LAST_UTIL)))   \
+  ROW(util_null, LAPI_ERR_UTIL_CMD, LAPI_Util(H, NULL))                      \
+  ROW(init_hndl_null, LAPI_ERR_RET_PTR_NULL, init_null_hndl(c))              \
   ROW(init_info_null, LAPI_ERR_INFO_NULL, init_null_info(c))                 \
   ROW(init_info_nonzero, LAPI_ERR_INFO_NONZERO, init_nonzero(c))
 
@@ -837,7 +861,7 @@ Test(am_errors, table_covers_every_listed_code)
     LAPI_ERR_TGT_VAR_NULL, LAPI_ERR_IN_VAL_NULL, LAPI_ERR_ADDR_HNDL_RANGE,
     LAPI_ERR_ADDR_TBL_NULL, LAPI_ERR_MSG_INFO_NULL, LAPI_ERR_XFER_CMD,
     LAPI_ERR_OP_SZ, LAPI_ERR_UTIL_CMD, LAPI_ERR_INFO_NULL,
-    LAPI_ERR_INFO_NONZERO,
+    LAPI_ERR_INFO_NONZERO, LAPI_ERR_CNTR_VAL,
   };
   for (size_t k = 0; k < sizeof listed / sizeof listed[0]; k++) {
     int found = 0;
