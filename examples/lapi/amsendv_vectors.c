@@ -10,7 +10,8 @@
  *                as 3 blocks of 5 bytes 6 apart at the target
  *
  * Build and run:  make            then  ./build/examples/lapi_amsendv_vectors
- * Outside this tree:  cc amsendv_vectors.c -llapi -lcrts -lpthread -o amsendv_vectors
+ * Outside this tree:
+ *   cc amsendv_vectors.c -llapi -lcrts -lpthread -o amsendv_vectors
  *
  * The header handler returns the target vector; it must stay valid until
  * the target counter moves, so it lives in static storage.  The user

@@ -218,4 +218,5 @@ int LAPI_Rmw(lapi_handle_t hndl, RMW_ops_t op, uint tgt, int *tgt_var,
     __attribute__((weak, alias("PLAPI_Rmw")));
 int LAPI_Rmw64(lapi_handle_t hndl, RMW_ops_t op, uint tgt,
                long long *tgt_var, long long *in_val, long long *prev_tgt_val,
-               lapi_cntr_t *org_cntr) __attribute__((weak, alias("PLAPI_Rmw64")));
+               lapi_cntr_t *org_cntr)
+    __attribute__((weak, alias("PLAPI_Rmw64")));
