@@ -65,6 +65,23 @@ void lapi_am_post(struct lapi_hndl *h, struct lapi_item *it)
   lapi_bell_ring();
 }
 
+static int has_room(void *arg)
+{
+  struct lapi_hndl *h = arg;
+  return __atomic_load_n(&h->pending, __ATOMIC_SEQ_CST) <
+             LAPI_AM_QUEUE_MAX / 2 ||
+         lapi_may_dispatch(h);
+}
+
+void lapi_am_throttle(struct lapi_hndl *h)
+{
+  if (__atomic_load_n(&h->pending, __ATOMIC_RELAXED) < LAPI_AM_QUEUE_MAX ||
+      lapi_may_dispatch(h))
+    return;
+  /* Each drain releases the handle lock, which rings the doorbell. */
+  lapi_wait_until(h, has_room, h, NULL);
+}
+
 static struct lapi_item *pop(struct lapi_hndl *h)
 {
   pthread_mutex_lock(&h->qlock);

@@ -49,6 +49,16 @@ struct lapi_item {
 /* Queue it on h; the dispatcher or a polling thread will run it. */
 void lapi_am_post(struct lapi_hndl *h, struct lapi_item *it);
 
+/*
+ * Flow control for a sender about to post new messages to h: in
+ * interrupt mode, while LAPI_AM_QUEUE_MAX items wait, a plain sender
+ * waits until the dispatcher has run half of them.  It never waits in
+ * polling mode (it may be the only thread that polls) nor in MPE context
+ * (the dispatcher, a holder of h's lock), where waiting could deadlock.
+ */
+#define LAPI_AM_QUEUE_MAX 4096
+void lapi_am_throttle(struct lapi_hndl *h);
+
 /* ------------------------------------------------------- active messages */
 
 /* An arrived active message as the transport describes it. */

@@ -79,6 +79,7 @@ static void self_am_cancel(struct lapi_item *it)
 
 static int self_am_send(struct lapi_hndl *h, const struct lapi_tp_am *am)
 {
+  lapi_am_throttle(h);
   struct self_am *s = malloc(sizeof *s + am->uhdr_len);
   if (s == NULL)
     return LAPI_ERR_MEMORY_EXHAUSTED;

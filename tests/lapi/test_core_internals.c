@@ -239,3 +239,45 @@ Test(core_internals, log_levels)
   cr_assert_eq(lapi_log_level(), 3);
   cr_assert_eq(LAPI_FAIL(LAPI_ERR_TGT, "test line %d", 1), LAPI_ERR_TGT);
 }
+
+/* Flow control: a plain sender in interrupt mode never lets more than
+ * LAPI_AM_QUEUE_MAX messages wait; in polling mode it is never held. */
+static int slow_first;
+
+static void *slow_hh(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
+                     ulong *msg_len, compl_hndlr_t **c, void **ui)
+{
+  (void)h, (void)uhdr, (void)uhdr_len, (void)msg_len;
+  if (slow_first++ == 0)
+    usleep(50000); /* let the queue fill up behind this one */
+  *c = NULL;
+  *ui = NULL;
+  return NULL;
+}
+
+Test(core_internals, throttle_bounds_the_queue_in_interrupt_mode)
+{
+  const int n = 3 * LAPI_AM_QUEUE_MAX;
+  lapi_handle_t hv = core_init();
+  struct lapi_hndl *h = lapi_hndl_get(hv);
+  lapi_cntr_t c = {0};
+  int peak = 0;
+  for (int i = 0; i < n; i++) {
+    cr_assert_eq(LAPI_Amsend(hv, 0, (void *)slow_hh, NULL, 0, NULL, 0, NULL,
+                             NULL, &c), LAPI_SUCCESS);
+    int p = __atomic_load_n(&h->pending, __ATOMIC_SEQ_CST);
+    if (p > peak)
+      peak = p;
+  }
+  cr_assert_leq(peak, LAPI_AM_QUEUE_MAX + 1, "peak %d", peak);
+  cr_assert_eq(LAPI_Waitcntr(hv, &c, n, NULL), LAPI_SUCCESS);
+  LAPI_Term(hv);
+
+  hv = core_init_mode(0);
+  h = lapi_hndl_get(hv);
+  for (int i = 0; i < n; i++)
+    LAPI_Amsend(hv, 0, (void *)slow_hh, NULL, 0, NULL, 0, NULL, NULL, &c);
+  cr_assert_eq(h->pending, n, "polling mode: a sender is never held");
+  cr_assert_eq(LAPI_Waitcntr(hv, &c, n, NULL), LAPI_SUCCESS);
+  LAPI_Term(hv);
+}

@@ -12,7 +12,8 @@
  *   - LAPI_Put then LAPI_Get of a varied length, bytes checked;
  *   - LAPI_Rmw / LAPI_Rmw64 on shared and private variables;
  *   - now and then a completion handler that sends and waits (nested
- *     progress) and fences;
+ *     progress) and fences, and a burst of messages larger than the
+ *     queue (flow control);
  * and checks every counter (org, tgt, cmpl) after each window.  Handlers
  * check where they run: never inside a send call, and never on an
  * application thread for the interrupt-mode handle.
@@ -358,6 +359,33 @@ static void nested_step(int hi)
   CHECK(n.outer_runs == 1 && n.inner_runs == 2, n.outer_runs, n.inner_runs);
 }
 
+/* A burst without waiting: more messages than the queue may hold, so in
+ * interrupt mode the sender is held back (flow control) now and then. */
+static int burst_seen;
+
+static void *burst_hh(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
+                      ulong *msg_len, compl_hndlr_t **c, void **ui)
+{
+  (void)h, (void)uhdr, (void)uhdr_len, (void)msg_len;
+  __atomic_add_fetch(&burst_seen, 1, __ATOMIC_RELAXED);
+  *c = NULL;
+  *ui = NULL;
+  return NULL;
+}
+
+static void burst_step(void)
+{
+  const int n = 9000;
+  lapi_cntr_t cmpl;
+  LAPI_Setcntr(hndl[0], &cmpl, 0);
+  in_send = 1;
+  for (int i = 0; i < n; i++)
+    CHECK(LAPI_Amsend(hndl[0], 0, (void *)burst_hh, NULL, 0, NULL, 0, NULL,
+                      NULL, &cmpl) == LAPI_SUCCESS, i, 0);
+  in_send = 0;
+  wait_exact(hndl[0], &cmpl, n, "burst cmpl");
+}
+
 static void *worker_main(void *arg)
 {
   struct worker *w = arg;
@@ -371,6 +399,8 @@ static void *worker_main(void *arg)
       if (r % 8 == 0)
         nested_step(hi);
     }
+    if (r % 100 == 50)
+      burst_step();
   }
   return NULL;
 }
