@@ -231,6 +231,31 @@ static lapi_vec_t *reuse_vhdr(lapi_handle_t *hndl, void *uhdr, uint *uhdr_len,
   return &vtgt;
 }
 
+struct scribble {
+  struct lt_job *j;
+  lapi_cntr_t *org;
+  unsigned char *buf;
+  size_t len;
+};
+
+static void *scribbler(void *p)
+{
+  struct scribble *s = p;
+  int v = 0;
+  for (unsigned k = 1; v < 1; k++) {
+    LT_CHECK_OK(LAPI_Getcntr(s->j->h, s->org, &v));
+    if (k % 1024 == 0)
+      sched_yield(); /* one core: let the dispatcher run */
+  }
+  /* from the end backwards: a copy still running forwards meets it */
+  for (size_t end = s->len; end > 0;) {
+    size_t n = end < 4096 ? end : 4096;
+    end -= n;
+    memset(s->buf + end, 0x11, n);
+  }
+  return NULL;
+}
+
 Test(am_counters, origin_reusable_after_org_cntr)
 {
   struct lt_job j;
@@ -248,10 +273,15 @@ Test(am_counters, origin_reusable_after_org_cntr)
   /* Amsend: data */
   lt_fill(data, sizeof data, 40 + (uint)j.me);
   sink_seed = 40 + j.src, sink_len = sizeof data;
+  /* a thread that pounces on the buffer the moment org_cntr moves, much
+   * sooner than a Waitcntr wakes up */
+  struct scribble sc = {&j, &org, data, sizeof data};
+  pthread_t th;
+  cr_assert_eq(pthread_create(&th, NULL, scribbler, &sc), 0);
   LT_OK(LAPI_Amsend(j.h, j.tgt, hh, NULL, 0, data, sizeof data, tc, &org,
                     NULL));
+  pthread_join(th, NULL);
   cr_assert_eq(lt_wait(&j, &org, 1), 0);
-  memset(data, 0x11, sizeof data);
   cr_assert_eq(lt_wait(&j, &recv_cntr, 1), 0);
   cr_assert_eq(lt_find_diff(sink, sizeof data, 40 + j.src, 0), -1,
                "Amsend: the target got bytes written after org_cntr moved");
@@ -290,6 +320,54 @@ Test(am_counters, origin_reusable_after_org_cntr)
   cr_assert_eq(lt_find_diff(put_dst, sizeof data, 60 + j.src, 0), -1,
                "Put: the target got bytes written after org_cntr moved");
   LT_ASSERT_HANDLERS_OK();
+  lt_close(&j);
+}
+
+/* The same with 16 MiB: the copy takes long enough for the scribbler to
+ * meet it if org_cntr moved before the data was copied out. */
+static unsigned char *huge_sink;
+
+static void *huge_hdr(lapi_handle_t *hndl, void *uhdr, uint *uhdr_len,
+                      ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
+{
+  (void)hndl, (void)uhdr, (void)uhdr_len, (void)msg_len, (void)uinfo;
+  *comp_h = NULL;
+  return huge_sink;
+}
+
+Test(am_counters, org_cntr_only_after_the_data_is_out)
+{
+  enum { HUGE = 16 << 20 };
+  struct lt_job j;
+  lt_open(&j);
+  unsigned char *data = malloc(HUGE);
+  huge_sink = malloc(HUGE);
+  cr_assert(data && huge_sink);
+  lapi_cntr_t org;
+  LT_OK(LAPI_Setcntr(j.h, &org, 0));
+  LT_OK(LAPI_Setcntr(j.h, &recv_cntr, 0));
+  void *hh = lt_at_tgt(&j, (void *)huge_hdr);
+  lapi_cntr_t *tc = lt_cntr_at_tgt(&j, &recv_cntr);
+  for (int round = 0; round < 3; round++) {
+    memset(data, 0x5A, HUGE);
+    memset(huge_sink, 0, HUGE);
+    LT_OK(LAPI_Gfence(j.h));
+    struct scribble sc = {&j, &org, data, HUGE};
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, scribbler, &sc), 0);
+    LT_OK(LAPI_Amsend(j.h, j.tgt, hh, NULL, 0, data, HUGE, tc, &org, NULL));
+    pthread_join(th, NULL);
+    cr_assert_eq(lt_wait(&j, &org, 1), 0);
+    cr_assert_eq(lt_wait(&j, &recv_cntr, 1), 0);
+    for (size_t k = 0; k < HUGE; k++)
+      if (huge_sink[k] != 0x5A)
+        cr_assert_fail("round %d: target byte %zu is 0x%02x: the origin "
+                       "buffer was still read after org_cntr moved", round,
+                       k, huge_sink[k]);
+  }
+  LT_OK(LAPI_Gfence(j.h));
+  free(data);
+  free(huge_sink);
   lt_close(&j);
 }
 
