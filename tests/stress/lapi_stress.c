@@ -14,7 +14,9 @@
  *   - now and then a completion handler that sends and waits (nested
  *     progress) and fences, and a burst of messages larger than the
  *     queue (flow control);
- * and checks every counter (org, tgt, cmpl) after each window.  Handlers
+ * and checks every counter (org, tgt, cmpl) after each window.  Then
+ * the main thread checks LAPI_Util's lock against a handler,
+ * Setcntr_wstatus with a purge, and LAPI_Msgpoll.  Handlers
  * check where they run: never inside a send call, and never on an
  * application thread for the interrupt-mode handle.
  * Usage: lapi_stress [rounds [threads]]   (threads 1..4)
@@ -405,6 +407,62 @@ static void *worker_main(void *arg)
   return NULL;
 }
 
+/* After the workers: the handle lock of LAPI_Util against a handler,
+ * Setcntr_wstatus with a purge, and LAPI_Msgpoll (for TSan's eyes). */
+static lapi_thread_func_t tf;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static int signalled;
+
+static void signal_ch(lapi_handle_t *h, void *p)
+{
+  (void)p;
+  CHECK(tf.mutex_lock(*h) == 0, 0, 0);
+  signalled = 1;
+  tf.cond_signal(*h, &cond);
+  CHECK(tf.mutex_unlock(*h) == 0, 0, 0);
+}
+
+static void *signal_hh(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
+                       ulong *msg_len, compl_hndlr_t **c, void **ui)
+{
+  (void)h, (void)uhdr, (void)uhdr_len, (void)msg_len;
+  *c = signal_ch;
+  *ui = NULL;
+  return NULL;
+}
+
+static void misc_checks(void)
+{
+  lapi_util_t u;
+  memset(&u, 0, sizeof u);
+  u.Util_type = LAPI_GET_THREAD_FUNC;
+  CHECK(LAPI_Util(hndl[0], &u) == LAPI_SUCCESS, 0, 0);
+  tf = u.ThreadFunc;
+  CHECK(tf.mutex_lock(hndl[0]) == 0, 0, 0);
+  CHECK(LAPI_Amsend(hndl[0], 0, (void *)signal_hh, NULL, 0, NULL, 0, NULL,
+                    NULL, NULL) == LAPI_SUCCESS, 0, 0);
+  while (!signalled)
+    CHECK(tf.cond_wait(hndl[0], &cond) == 0, 0, 0);
+  CHECK(tf.mutex_unlock(hndl[0]) == 0, 0, 0);
+
+  lapi_cntr_t c;
+  uint dest[1] = {0};
+  int status[1] = {-1};
+  LAPI_Setcntr(hndl[1], &c, 0);
+  CHECK(LAPI_Setcntr_wstatus(hndl[1], &c, 1, dest, status) == LAPI_SUCCESS,
+        0, 0);
+  CHECK(LAPI_Purge_totask(hndl[1], 0) == LAPI_SUCCESS, 0, 0);
+  wait_exact(hndl[1], &c, 1, "wstatus after purge");
+  CHECK(status[0] == LAPI_MSG_PURGED, status[0], 0);
+  CHECK(LAPI_Resume_totask(hndl[1], 0) == LAPI_SUCCESS, 0, 0);
+
+  lapi_msg_info_t info;
+  CHECK(LAPI_Amsend(hndl[1], 0, (void *)burst_hh, NULL, 0, NULL, 0, NULL,
+                    NULL, NULL) == LAPI_SUCCESS, 0, 0);
+  CHECK(LAPI_Msgpoll(hndl[1], 1000, &info) == LAPI_SUCCESS, 0, 0);
+  CHECK(info.status & LAPI_RECV_COMPLETE, (int)info.status, 0);
+}
+
 /* Flip handle 1 between polling and interrupt mode while work runs. */
 static void *toggler_main(void *arg)
 {
@@ -453,6 +511,7 @@ int main(int argc, char **argv)
   __atomic_store_n(&stop_toggler, 1, __ATOMIC_SEQ_CST);
   pthread_join(toggler, NULL);
 
+  misc_checks();
   int want = rounds * NHANDLES * nthreads;
   CHECK(shared32 == want, shared32, want);
   CHECK(shared64 == want, (int)shared64, want);
