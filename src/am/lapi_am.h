@@ -153,6 +153,8 @@ void lapi_dispatch_cancel_from(struct lapi_hndl *h, int src);
  * sleepers (who sleep on the doorbell) in the high half. */
 #define LAPI_CNTR_WAIT_PLAIN 1
 #define LAPI_CNTR_WAIT_BELL 0x10000
+/* A counter waiter looks again at least this often (milliseconds). */
+#define LAPI_CNTR_SLICE_MS 250
 
 /* Forget the Setcntr_wstatus records of a handle (LAPI_Term). */
 void lapi_wstatus_drop_handle(struct lapi_hndl *h);

@@ -180,7 +180,7 @@ static void wait_plain(struct lapi_hndl *h, struct take *t, int progress)
       lapi_wait_until(h, take, t, cw);
       return;
     }
-    lapi_futex_wait((int *)&t->c->cntr, v, 250);
+    lapi_futex_wait((int *)&t->c->cntr, v, LAPI_CNTR_SLICE_MS);
   }
   __atomic_sub_fetch(cw, LAPI_CNTR_WAIT_PLAIN, __ATOMIC_SEQ_CST);
 }

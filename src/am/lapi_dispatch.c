@@ -27,8 +27,9 @@
 /* Items one drain runs before it lets other handles have a turn. */
 #define DRAIN_BATCH 64
 /* Longest sleep of a counter waiter between two looks: a safety net for
- * a counter reset by LAPI_Setcntr under a sleeping waiter. */
-#define WAIT_SLICE_MS 250
+ * a counter whose _wait word the program overwrote (memset, a struct
+ * copy) while a thread slept on it, so no increment would wake it. */
+#define WAIT_SLICE_MS LAPI_CNTR_SLICE_MS
 
 static __thread int on_dispatcher;
 static __thread int handler_depth;
