@@ -27,7 +27,12 @@ int lapi_am_submit(struct lapi_hndl *h, struct lapi_tp_am *am, int vector,
     return LAPI_FAIL_IN(api, LAPI_ERR_HDR_HNDLR_NULL,
                         "hdr_hdl is NULL: pass a header handler or an "
                         "index registered with LAPI_Addr_set");
-  if (am->hdr_hdl < LAPI_AM_ADDRTBL_SZ &&
+  /*
+   * An index names the *target's* table entry; only when the target is this
+   * task is that table ours to check now.  Elsewhere the target resolves it
+   * and reports an empty entry through its error handler.
+   */
+  if (am->hdr_hdl < LAPI_AM_ADDRTBL_SZ && am->tgt == h->task_id &&
       __atomic_load_n(&h->addr_tbl[am->hdr_hdl], __ATOMIC_ACQUIRE) == NULL)
     return LAPI_FAIL_IN(api, LAPI_ERR_HDR_HNDLR_NULL,
                         "hdr_hdl %llu is an address-table index that holds "

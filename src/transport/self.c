@@ -139,7 +139,8 @@ static int self_put(struct lapi_hndl *h, const struct lapi_tp_rma *op)
   if (op->org_vec) {
     moved = lapi_vec_copy(op->org_vec, op->tgt_vec);
   } else {
-    memmove(lapi_addr_ptr(op->tgt_addr), op->org_addr, op->len);
+    if (op->len) /* a zero-byte Put may name NULL buffers */
+      memmove(lapi_addr_ptr(op->tgt_addr), op->org_addr, op->len);
     moved = op->len;
   }
   lapi_am_stat_recv(h, LAPI_TP_SELF, moved);
@@ -163,7 +164,8 @@ static int self_get(struct lapi_hndl *h, const struct lapi_tp_rma *op)
     /* The bytes flow from the target's vector into the origin's. */
     moved = lapi_vec_copy(op->tgt_vec, op->org_vec);
   } else {
-    memmove(op->org_addr, lapi_addr_ptr(op->tgt_addr), op->len);
+    if (op->len)
+      memmove(op->org_addr, lapi_addr_ptr(op->tgt_addr), op->len);
     moved = op->len;
   }
   lapi_am_stat_recv(h, LAPI_TP_SELF, moved);
