@@ -460,7 +460,8 @@ struct xfer_ctx {
   int ncpes;       /* 1: CPE 0 alone; else every spawned CPE */
   long size;       /* bytes per transfer and CPE */
   long iters;
-  char *mem;       /* DMA_MAX bytes of main memory per CPE */
+  char *src, *dst; /* DMA_MAX bytes per CPE: gets read src, puts write dst */
+  int stamp;       /* byte a put run writes, new each run */
   double t_start[CRTS_MAX_SPE_NUM], t_end[CRTS_MAX_SPE_NUM];
   _Atomic int bad; /* an engine call failed or moved wrong bytes */
 };
@@ -476,9 +477,15 @@ static void xfer_cpe(void *p)
     c->bad = 1;
     return;
   }
-  char *mem = c->mem + (size_t)me * DMA_MAX;
+  int put = c->op == XFER_PUT_MEMCPY || c->op == XFER_PUT_DMA;
+  char *mem = (put ? c->dst : c->src) + (size_t)me * DMA_MAX;
   long chunk = c->size < ldm_piece ? c->size : ldm_piece;
-  memset(buf, 0x5a, (size_t)chunk); /* fault the LDM pages in first */
+  /*
+   * Fault the LDM pages in before timing.  The fill also lets the check
+   * below see a transfer that did nothing: src never holds a run of equal
+   * bytes, and dst holds the stamp of an earlier put run.
+   */
+  memset(buf, put ? c->stamp : 0x5a, (size_t)chunk);
   if (c->ncpes > 1)
     CRTS_ssync_array();
   int rc = 0;
@@ -501,8 +508,10 @@ static void xfer_cpe(void *p)
 /* From the first CPE starting to the last one finishing. */
 static double run_xfer(void *ctx, long iters)
 {
+  static int runs;
   struct xfer_ctx *c = ctx;
   c->iters = iters;
+  c->stamp = 1 + runs++ % 254;
   if (CRTS_athread_spawn((void (*)(void))xfer_cpe, c) != 0 ||
       CRTS_athread_join() != 0)
     die("CRTS_athread_spawn/join failed");
@@ -522,11 +531,12 @@ static void child_dma(int n)
 {
   size_t total = (size_t)n * DMA_MAX;
   probe_ldm(n);
-  char *mem = aligned_alloc(4096, total);
-  if (!mem)
+  char *src = aligned_alloc(4096, total), *dst = aligned_alloc(4096, total);
+  if (!src || !dst)
     die("out of memory");
   for (size_t i = 0; i < total; i++)
-    mem[i] = (char)(i * 7 + i / 4093);
+    src[i] = (char)(i * 7 + i / 4093);
+  memset(dst, 0, total); /* no page faults inside the timed loops */
   static struct xfer_ctx ctx[4];
   static const char *names[4] = { "get_memcpy", "get_dma", "put_memcpy",
                                   "put_dma" };
@@ -540,7 +550,8 @@ static void child_dma(int n)
           c->op = (enum xfer_op)(dir * 2 + k);
           c->ncpes = cpe_counts[m];
           c->size = size;
-          c->mem = mem;
+          c->src = src;
+          c->dst = dst;
           c->bad = 0;
           vs[k] = (struct variant){ names[dir * 2 + k], run_xfer, c, 0, {0} };
         }
@@ -554,7 +565,8 @@ static void child_dma(int n)
           emit("dma", vs[k].name, cpe_counts[m], size, &vs[k], 1);
         emit_ratio("dma", cpe_counts[m], size, &vs[1], &vs[0]);
       }
-  free(mem);
+  free(src);
+  free(dst);
 }
 
 /* ======================================================== child: rma */
