@@ -103,7 +103,10 @@ struct variant {
   double per_op[MAX_REPS]; /* seconds per operation, one per repetition */
 };
 
-/* Smallest iteration count (doubling, capped) that lasts opt_min_time. */
+/*
+ * An iteration count that lasts opt_min_time: grow it by the estimate from
+ * the last try (at most 8x a step) up to max_iters.
+ */
 static long calibrate(run_fn run, void *ctx, long max_iters)
 {
   long it = 1;
