@@ -20,6 +20,14 @@
  * The MPE checks C against a plain triple loop and prints PASS or FAIL
  * (exit status 1 on FAIL) with both times.
  *
+ * Notes for the chip: mm_cpe and the __thread_local words belong in the
+ * file compiled with -mslave, and the MPE names the kernel through the
+ * slave_ prefix (SLAVE_FUN).  Here every CPE streams all of B; a tuned
+ * kernel loads each panel once per row or column and shares it with
+ * CRTS_rma_row_ibcast / CRTS_rma_col_ibcast.  In the emulator a DMA call
+ * completes before it returns, so nothing overlaps, but the reply-word
+ * counting is exact and the same code is correct on both.
+ *
  * Usage: crts_matmul [N]   (N a multiple of 8, 8..512; default 512)
  */
 #include <math.h>
