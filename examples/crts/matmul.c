@@ -197,9 +197,9 @@ int main(int argc, char **argv)
         first = i;
     }
   double gflop = 2.0 * n * n * (double)n * 1e-9;
-  printf("matmul %dx%d on %d CPEs: %.3f s (%.2f GFLOP/s); MPE triple loop "
-         "%.3f s (%.2f GFLOP/s)\n", n, n, args.ncpes, t_cpe, gflop / t_cpe,
-         t_mpe, gflop / t_mpe);
+  printf("matmul %dx%d on %d CPEs: %.2f ms (%.2f GFLOP/s); MPE triple loop "
+         "%.2f ms (%.2f GFLOP/s)\n", n, n, args.ncpes, t_cpe * 1e3,
+         gflop / t_cpe, t_mpe * 1e3, gflop / t_mpe);
   if (args.cpe_failures || bad) {
     if (args.cpe_failures)
       printf("%d CPEs failed to allocate LDM or to issue a DMA (see the "
