@@ -9,8 +9,8 @@
  *   slice i:  [ heap ... | guard page | stack ...  TLS + TCB ]
  *             ^ldm_base(i)                                    ^ +256 KiB
  *
- * Slices sit one stride apart in one arena; a guard page also separates
- * consecutive slices, so "is this LDM?" is a range check and translating an
+ * Slices sit a power-of-two stride apart in one arena with an inaccessible
+ * gap after each, so "is this LDM?" is a range check and translating an
  * LDM address between CPEs is one offset, as on the hardware where every CPE
  * sees its own LDM at the same addresses.
  */
@@ -62,7 +62,7 @@ struct crts_cpe {
   _Atomic uint32_t state; /* enum crts_cpe_state; futex word for wait() */
 
   /* Reply word this CPE is blocked on (NULL when not waiting). */
-  _Atomic(volatile int *) waiting_on;
+  struct crts_waiter waiting_on;
 
   /* Engine statistics, written only by this CPE's thread. */
   _Atomic uint64_t stat_ops[CRTS_STAT_KINDS];
@@ -74,7 +74,7 @@ struct crts_cg {
   int halted;
   int ncpes;              /* usable CPEs (CRTS_NUM_CPES), 1..64 */
   int cgn;                /* CG number on the node (CRTS_CGN) */
-  size_t slice_stride;    /* distance between slices (LDM + guard) */
+  size_t slice_stride;    /* distance between slices (LDM + guard), 2^19 */
   size_t stack_size;      /* stack reserve inside each slice */
   char *arena;            /* 64 slices */
   size_t arena_len;

@@ -1,10 +1,13 @@
 /*
  * crts_ldm.c - the LDM arena: 64 slices of 256 KiB, each a CPE's LDM.
  *
- * A guard page precedes every slice, so an overrun of one CPE's LDM faults
- * instead of corrupting its neighbour.  Inside a slice a second guard page
- * (placed by the CPE thread once it knows its TLS size) separates the heap
- * from the stack; see crts_cg.h for the layout.
+ * Slices sit a power-of-two stride (512 KiB) apart, so finding the owner of
+ * an address is a shift, and the unused half of every stride (and one
+ * stride in front of slice 0) is an inaccessible guard: an overrun of one
+ * CPE's LDM faults instead of corrupting its neighbour.  Inside a slice a
+ * guard page (placed by the CPE thread once it knows its TLS size)
+ * separates the heap from the stack; see crts_cg.h for the layout.  The
+ * guards cost address space only.
  */
 
 #include <errno.h>
@@ -14,31 +17,35 @@
 
 #include "crts_cg.h"
 
-static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
+/* log2 of the slice stride: the next power of two above one LDM. */
+#define SLICE_SHIFT 19
 
 int crts_ldm_arena_init(void)
 {
-  size_t page = page_size();
-  crts_cg.slice_stride = CRTS_MAX_LDM_SIZE + page;
-  crts_cg.arena_len = crts_cg.slice_stride * CRTS_MAX_SPE_NUM;
-  void *a = mmap(NULL, crts_cg.arena_len, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (a == MAP_FAILED) {
-    crts_report("CRTS_init", "cannot map %zu bytes of LDM: %s",
-                crts_cg.arena_len, strerror(errno));
+  size_t stride = (size_t)1 << SLICE_SHIFT;
+  _Static_assert(((size_t)1 << SLICE_SHIFT) >= 2 * CRTS_MAX_LDM_SIZE,
+                 "the stride must leave a guard after every slice");
+  crts_cg.slice_stride = stride;
+  crts_cg.arena_len = stride * CRTS_MAX_SPE_NUM;
+  size_t map_len = crts_cg.arena_len + stride;
+  char *map = mmap(NULL, map_len, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (map == MAP_FAILED) {
+    crts_report("CRTS_init", "cannot map %zu bytes of LDM: %s", map_len,
+                strerror(errno));
     return -1;
   }
-  crts_cg.arena = a;
+  crts_cg.arena = map + stride;
   for (int i = 0; i < CRTS_MAX_SPE_NUM; i++) {
-    char *guard = crts_cg.arena + (size_t)i * crts_cg.slice_stride;
-    if (mprotect(guard, page, PROT_NONE) != 0) {
-      crts_report("CRTS_init", "cannot protect LDM guard page: %s",
+    char *ldm = crts_cg.arena + (size_t)i * stride;
+    if (mprotect(ldm, CRTS_MAX_LDM_SIZE, PROT_READ | PROT_WRITE) != 0) {
+      crts_report("CRTS_init", "cannot map the LDM of CPE %d: %s", i,
                   strerror(errno));
-      munmap(a, crts_cg.arena_len);
+      munmap(map, map_len);
       crts_cg.arena = NULL;
       return -1;
     }
-    crts_cg.cpe[i].ldm = guard + page;
+    crts_cg.cpe[i].ldm = ldm;
   }
   return 0;
 }
@@ -50,10 +57,9 @@ int crts_ldm_owner(const void *p)
       c >= crts_cg.arena + crts_cg.arena_len)
     return -1;
   size_t off = (size_t)(c - crts_cg.arena);
-  int tid = (int)(off / crts_cg.slice_stride);
-  if (c < crts_cg.cpe[tid].ldm)
-    return -1; /* the guard page in front of the slice */
-  return tid;
+  if ((off & (crts_cg.slice_stride - 1)) >= CRTS_MAX_LDM_SIZE)
+    return -1; /* the guard after the slice */
+  return (int)(off >> SLICE_SHIFT);
 }
 
 int crts_ldm_range(const void *p, size_t len, int *owner)
@@ -80,7 +86,7 @@ void *crts_ldm_translate(const void *p, int tid)
   int from = crts_ldm_owner(p);
   if (from < 0 || tid < 0 || tid >= CRTS_MAX_SPE_NUM)
     return NULL;
-  return (char *)p + ((ptrdiff_t)tid - from) * (ptrdiff_t)crts_cg.slice_stride;
+  return (char *)p + (((ptrdiff_t)tid - from) << SLICE_SHIFT);
 }
 
 void crts_ldm_heap_reset(struct crts_cpe *cpe)

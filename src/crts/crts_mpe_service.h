@@ -20,7 +20,7 @@ struct crts_mpe_job {
   void (*run)(struct crts_mpe_job *job); /* called on the service thread */
   struct crts_mpe_job *next;             /* queue link */
   volatile int done;                     /* 1 once run returned (call) */
-  _Atomic(volatile int *) *waiter_slot;  /* caller's wait slot, or NULL */
+  struct crts_waiter *waiter_slot;    /* caller's wait slot, or NULL */
 };
 
 /* Start the service thread unless it runs; 0, or -1 after reporting. */

@@ -198,34 +198,35 @@ void crts_lock_release(struct crts_lock *l, int shared)
   crts_lockword_release(&l->word, shared);
 }
 
-void crts_word_wait_ge(volatile int *word, int value,
-                       _Atomic(volatile int *) *slot)
+void crts_word_wait_ge(volatile int *word, int value, struct crts_waiter *w)
 {
-  _Atomic int *w = (_Atomic int *)word;
-  if (atomic_load_explicit(w, memory_order_acquire) >= value)
+  _Atomic int *cur = (_Atomic int *)word;
+  if (atomic_load_explicit(cur, memory_order_acquire) >= value)
     return;
   int limit = crts_spin_limit();
   for (int i = 0; i < limit; i++) {
-    if (atomic_load_explicit(w, memory_order_acquire) >= value)
+    if (atomic_load_explicit(cur, memory_order_acquire) >= value)
       return;
     crts_cpu_relax();
   }
   for (;;) {
     /* Publish, then re-check: pairs with the notifier's add-then-look. */
-    atomic_store(slot, word);
-    int seen = atomic_load(w);
+    atomic_store(&w->value, value);
+    atomic_store(&w->word, word);
+    int seen = atomic_load(cur);
     if (seen >= value)
       break;
     sleep_on((_Atomic uint32_t *)word, (uint32_t)seen, 0, "wait_value");
   }
-  atomic_store(slot, NULL);
+  atomic_store(&w->word, NULL);
 }
 
-void crts_word_add_notify(volatile int *word, int add,
-                          _Atomic(volatile int *) *slot)
+void crts_word_add_notify(volatile int *word, int add, struct crts_waiter *w)
 {
-  atomic_fetch_add((_Atomic int *)word, add);
-  if (slot && atomic_load(slot) == word)
+  int now = atomic_fetch_add((_Atomic int *)word, add) + add;
+  /* The waiter stored its value before its word: seeing the word, we see
+   * the value it waits for (or a later one). */
+  if (w && atomic_load(&w->word) == word && now >= atomic_load(&w->value))
     crts_futex_wake((_Atomic uint32_t *)word, INT_MAX, 0);
 }
 

@@ -46,15 +46,22 @@ int crts_lockword_try(_Atomic uint32_t *w);
 void crts_lockword_release(_Atomic uint32_t *w, int shared);
 
 /*
- * Wait until *word >= value (reply words).  The waiter publishes the word in
- * *slot so that crts_word_notify() knows to wake it; slot belongs to the
- * waiting thread.
+ * What a thread sleeping on a reply word waits for: the word and the value
+ * it must reach.  One per waiting thread (a CPE's `waiting_on`).
  */
-void crts_word_wait_ge(volatile int *word, int value,
-                       _Atomic(volatile int *) *slot);
-/* Add 1 to *word and wake its waiter if it published itself in *slot. */
-void crts_word_add_notify(volatile int *word, int add,
-                          _Atomic(volatile int *) *slot);
+struct crts_waiter {
+  _Atomic(volatile int *) word;
+  _Atomic int value;
+};
+
+/*
+ * Wait until *word >= value (reply words).  The waiter publishes the word
+ * and the value in *w so that crts_word_add_notify() wakes it only when the
+ * value is reached, not at every increment.
+ */
+void crts_word_wait_ge(volatile int *word, int value, struct crts_waiter *w);
+/* Add to *word and wake its waiter in *w if that reaches its value. */
+void crts_word_add_notify(volatile int *word, int add, struct crts_waiter *w);
 
 /* Wait until *word != expected (generic flags); wake with futex_wake. */
 void crts_wait_change(_Atomic uint32_t *word, uint32_t expected, int shared);

@@ -25,7 +25,7 @@ static struct {
 
 static __thread int svc_is_self;
 /* Wait slot of callers that are not CPEs (CPEs use their own). */
-static __thread _Atomic(volatile int *) svc_caller_slot;
+static __thread struct crts_waiter svc_caller_slot;
 
 static struct crts_mpe_job *take_job(void)
 {
@@ -68,7 +68,7 @@ static void *service_main(void *arg)
       continue;
     }
     /* Read before run(): a posted-only job may be gone afterwards. */
-    _Atomic(volatile int *) *slot = job->waiter_slot;
+    struct crts_waiter *slot = job->waiter_slot;
     job->run(job);
     if (slot)
       crts_word_add_notify(&job->done, 1, slot);
@@ -137,7 +137,7 @@ void crts_mpe_service_post(struct crts_mpe_job *job)
 
 void crts_mpe_service_call(struct crts_mpe_job *job)
 {
-  _Atomic(volatile int *) *slot =
+  struct crts_waiter *slot =
       crts_self ? &crts_self->waiting_on : &svc_caller_slot;
   job->done = 0;
   job->waiter_slot = slot;

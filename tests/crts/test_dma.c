@@ -274,7 +274,7 @@ static void waiter(void *arg)
     while (!atomic_load(&ready))
       sched_yield();
     volatile int *peer_word = crts_ldm_translate((void *)&rply, 1);
-    while (atomic_load(&crts_cg.cpe[1].waiting_on) != peer_word &&
+    while (atomic_load(&crts_cg.cpe[1].waiting_on.word) != peer_word &&
            !atomic_load(&returned))
       sched_yield();
     CPE_CHECK(!atomic_load(&returned));
