@@ -86,7 +86,7 @@ void *crts_ldm_translate(const void *p, int tid)
   int from = crts_ldm_owner(p);
   if (from < 0 || tid < 0 || tid >= CRTS_MAX_SPE_NUM)
     return NULL;
-  return (char *)p + (((ptrdiff_t)tid - from) << SLICE_SHIFT);
+  return (char *)p + ((ptrdiff_t)tid - from) * ((ptrdiff_t)1 << SLICE_SHIFT);
 }
 
 void crts_ldm_heap_reset(struct crts_cpe *cpe)
