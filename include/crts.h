@@ -131,6 +131,31 @@ unsigned long CRTS_time_cycle(void);
  */
 void CRTS_sig_user_init(void *(*funp)(void *));
 
+/* ---------------------------------------------------------- MPE: task */
+
+/**
+ * Dynamic task distribution over every core group (process) of the job.
+ * Returns the next task id (0..task_num-1; each id goes to exactly one
+ * process), handed out in blocks of block_size fetched from one job-wide
+ * counter.  Collective: every process of the job calls it, in the loop
+ *   while ((i = CRTS_task_fetch(file, n, block)) >= 0) { ... }
+ * with a signed i.  mid_file_name is the checkpoint file: one byte per
+ * block, '1' once the block is finished (recorded when its process fetches
+ * its next block); a restarted job runs only the unfinished blocks.
+ * Returns -1 when every task has been handed out (or after CRTS_task_quit),
+ * -2 on bad arguments (NULL or empty name, task_num or block_size <= 0, a
+ * call on a CPE, other arguments while a loop runs), -3 when the mid file
+ * cannot be created, read or belongs to another loop, -4 when the other
+ * processes of the job cannot be reached.  See docs/CRTS.md.
+ */
+long CRTS_task_fetch(char *mid_file_name, long task_num, long block_size);
+/**
+ * End the task loop of every process: the mid file marks all blocks
+ * finished, this process's next CRTS_task_fetch returns -1 and so does
+ * every other process's next block fetch.  0, or non-zero on failure.
+ */
+int CRTS_task_quit(void);
+
 /* ------------------------------------------------------------ CPE: ids */
 
 /* Read-only ids of the calling CPE (-1 on the MPE). */
