@@ -91,11 +91,12 @@ int PLAPI_Address_init(lapi_handle_t hndl, void *my_tab, void *add_tab[])
   if (all == NULL)
     return LAPI_FAIL(LAPI_ERR_MEMORY_EXHAUSTED,
                      "no memory for a table of %u tasks", h->num_tasks);
-  lapi_job_allgather64(lapi_addr_u64(my_tab), all);
-  for (uint t = 0; t < h->num_tasks; t++)
-    add_tab[t] = lapi_addr_ptr(all[t]);
+  rc = lapi_job_allgather64(lapi_addr_u64(my_tab), all);
+  if (rc == LAPI_SUCCESS)
+    for (uint t = 0; t < h->num_tasks; t++)
+      add_tab[t] = lapi_addr_ptr(all[t]);
   free(all);
-  return LAPI_SUCCESS;
+  return rc ? LAPI_FAIL(rc, "the job's all-gather failed") : LAPI_SUCCESS;
 }
 
 int PLAPI_Address_init64(lapi_handle_t hndl, lapi_long_t my_tab,
@@ -105,8 +106,8 @@ int PLAPI_Address_init64(lapi_handle_t hndl, lapi_long_t my_tab,
   int rc = address_exchange(hndl, add_tab, __func__, &h);
   if (rc)
     return rc;
-  lapi_job_allgather64(my_tab, add_tab);
-  return LAPI_SUCCESS;
+  rc = lapi_job_allgather64(my_tab, add_tab);
+  return rc ? LAPI_FAIL(rc, "the job's all-gather failed") : LAPI_SUCCESS;
 }
 
 int LAPI_Addr_set(lapi_handle_t hndl, void *addr, int addr_hndl)

@@ -33,7 +33,6 @@
 #define LAPI_AM_MAGIC 0x4c415049 /* lapi_return_info_t.MAGIC: "LAPI" */
 
 /* Defaults and ranges of the settable queries. */
-#define LAPI_AM_TIMEOUT_DEFAULT 900
 #define LAPI_AM_TIMEOUT_MIN 1
 #define LAPI_AM_TIMEOUT_MAX 86400
 #define LAPI_AM_MAX_PKTS_OUT 32
@@ -42,21 +41,27 @@
 /* ----------------------------------------------------------------- job */
 
 /*
- * Who this process is in the job.  Today a process started without a
- * launcher is task 0 of 1; lapirun (process tasks over libfabric) and
- * CPE-task mode will fill the same structure from their bootstrap.
+ * Who this process is in the job, from the bootstrap (lapi_job.c): a
+ * process started without a launcher is task 0 of 1; under lapirun or
+ * PMIx each core group is one task (CPE-task mode will fill the same
+ * structure).  boot_rc is not LAPI_SUCCESS when the job could not be
+ * joined (the bootstrap printed why); LAPI_Init then fails with it.
  */
 struct lapi_job {
   uint task_id;
   uint num_tasks;
   uint cg_first;   /* first task of this core group */
   uint cg_tasks;   /* tasks in this core group (QUERY_SHM_NUM_TASKS) */
+  int timeout;     /* seconds (LAPI_TIMEOUT): the default TIMEOUT */
+  int boot_rc;     /* LAPI_SUCCESS or LAPI_ERR_TIMEOUT */
 };
 
 const struct lapi_job *lapi_job(void);
-/* Collectives over the job's tasks (one task: trivial). */
-void lapi_job_allgather64(lapi_long_t mine, lapi_long_t *all);
-void lapi_job_barrier(void);
+/* Collectives over the job's tasks, every task calling them in the same
+ * order.  LAPI_SUCCESS, or LAPI_ERR_TIMEOUT after a message when a task
+ * or the launcher is gone (all[] is then zero but for our entry). */
+int lapi_job_allgather64(lapi_long_t mine, lapi_long_t *all);
+int lapi_job_barrier(void);
 
 /* -------------------------------------------------------------- handle */
 

@@ -47,8 +47,8 @@ int PLAPI_Gfence(lapi_handle_t hndl)
   if (h == NULL)
     return LAPI_ERR_HNDL_INVALID;
   lapi_wait_until(h, landed, h, NULL);
-  lapi_job_barrier();
-  return LAPI_SUCCESS;
+  int rc = lapi_job_barrier();
+  return rc ? LAPI_FAIL(rc, "the job's barrier failed") : LAPI_SUCCESS;
 }
 
 int PLAPI_Purge_totask(lapi_handle_t hndl, uint dest)

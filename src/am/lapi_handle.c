@@ -81,7 +81,7 @@ static void slot_setup(struct lapi_hndl *h, const lapi_info_t *info,
   h->num_tasks = j->num_tasks;
   __atomic_store_n(&h->interrupt, initial_mode(info), __ATOMIC_RELEASE);
   h->error_chk = 1;
-  h->timeout = LAPI_AM_TIMEOUT_DEFAULT;
+  h->timeout = j->timeout;
   h->ack_threshold = LAPI_AM_ACK_DEFAULT;
   h->epoch = info->epoch_num;
   h->lib_vers = info->lib_vers;
@@ -119,6 +119,10 @@ int PLAPI_Init(lapi_handle_t *hndl, lapi_info_t *lapi_info)
                      "(memset) before setting its fields", lapi_info->info6);
 
   const struct lapi_job *j = lapi_job();
+  if (j->boot_rc != LAPI_SUCCESS)
+    return LAPI_FAIL(j->boot_rc, "this core group could not join its job "
+                     "within LAPI_TIMEOUT=%d s (see the \"lapi boot:\" "
+                     "message above)", j->timeout);
   pthread_once(&table_once, table_init);
   pthread_mutex_lock(&table_lock);
   unsigned i = 0;

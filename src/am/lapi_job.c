@@ -1,18 +1,25 @@
 /*
  * lapi_job.c - the bootstrap seam: who this process is in the job.
  *
- * Every task id and task count in the LAPI core comes from lapi_job().
- * A process started without a launcher is a job of one task (task 0 of
- * 1, alone in its core group), and the collectives are trivial.  The
- * launcher (lapirun, PMIx) and CPE-task mode of later issues replace
- * job_boot() and the two collectives; nothing else needs to change.
+ * Every task id and task count in the LAPI core comes from lapi_job(),
+ * filled once from the process-wide bootstrap (src/transport/boot): a
+ * process started without a launcher is a job of one task; under lapirun
+ * or PMIx each core group (process) is one task, task id = CG rank
+ * (process mode; CPE-task mode is a later issue).  A CG that cannot join
+ * its job stays task 0 of 1 with boot_rc set, so nothing indexes past a
+ * table, and LAPI_Init fails with that code.
  */
 #include <pthread.h>
 #include <string.h>
 
 #include "am/lapi_am.h"
+#include "transport/boot/boot_impl.h"
+
+_Static_assert(sizeof(lapi_long_t) == sizeof(int64_t),
+               "the all-gather moves lapi_long_t as 8 bytes");
 
 static struct lapi_job job;
+static struct lapi_boot *job_bootstrap;
 static pthread_once_t job_once = PTHREAD_ONCE_INIT;
 
 static void job_boot(void)
@@ -20,6 +27,18 @@ static void job_boot(void)
   job.task_id = 0;
   job.num_tasks = 1;
   job.cg_first = 0;
+  job.cg_tasks = 1;
+  job.timeout = lapi_boot_timeout();
+  job.boot_rc = LAPI_SUCCESS;
+  struct lapi_boot *b = lapi_boot_get();
+  if (b == NULL) {
+    job.boot_rc = LAPI_ERR_TIMEOUT;
+    return;
+  }
+  job_bootstrap = b;
+  job.task_id = (uint)b->rank;
+  job.num_tasks = (uint)b->size;
+  job.cg_first = (uint)b->rank;
   job.cg_tasks = 1;
 }
 
@@ -29,14 +48,27 @@ const struct lapi_job *lapi_job(void)
   return &job;
 }
 
-void lapi_job_allgather64(lapi_long_t mine, lapi_long_t *all)
+int lapi_job_allgather64(lapi_long_t mine, lapi_long_t *all)
 {
   const struct lapi_job *j = lapi_job();
-  /* One task: the table is just our own entry. */
-  all[j->task_id] = mine;
+  if (j->num_tasks == 1 || job_bootstrap == NULL) {
+    all[j->task_id] = mine;
+    return j->boot_rc;
+  }
+  int64_t v = (int64_t)mine;
+  if (job_bootstrap->allgather(job_bootstrap, &v, sizeof v, all) != 0) {
+    memset(all, 0, j->num_tasks * sizeof *all);
+    all[j->task_id] = mine;
+    return LAPI_ERR_TIMEOUT;
+  }
+  return LAPI_SUCCESS;
 }
 
-void lapi_job_barrier(void)
+int lapi_job_barrier(void)
 {
-  (void)lapi_job();
+  const struct lapi_job *j = lapi_job();
+  if (j->num_tasks == 1 || job_bootstrap == NULL)
+    return j->boot_rc;
+  return job_bootstrap->barrier(job_bootstrap) ? LAPI_ERR_TIMEOUT
+                                               : LAPI_SUCCESS;
 }
