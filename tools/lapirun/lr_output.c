@@ -3,6 +3,8 @@
  *
  * Whole lines only, each in one write(), so the lines of several CGs
  * never mix within a line; with --label each gets "[rank] " in front.
+ * A last line without a newline gets one at the end of the stream, so it
+ * cannot run into another CG's output.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,17 +29,18 @@ static void write_full(int fd, const char *p, size_t n)
   }
 }
 
-/* Forward one line (n bytes, with its newline if it has one). */
+/* Forward one line (n bytes, with its newline if it has one); end adds
+ * a missing newline, at the end of the stream or of a --label part. */
 static void emit(const struct lr_stream *s, int label, const char *line,
-                 size_t n)
+                 size_t n, int end)
 {
-  if (!label) {
+  int nl = end && (n == 0 || line[n - 1] != '\n');
+  if (!label && !nl) {
     write_full(s->out_fd, line, n);
     return;
   }
   char head[24];
-  int hl = snprintf(head, sizeof head, "[%d] ", s->rank);
-  int nl = n == 0 || line[n - 1] != '\n';
+  int hl = label ? snprintf(head, sizeof head, "[%d] ", s->rank) : 0;
   char *out = malloc((size_t)hl + n + 1);
   if (out == NULL) {
     write_full(s->out_fd, head, (size_t)hl);
@@ -72,11 +75,12 @@ int lr_stream_read(struct lr_stream *s, int label)
   size_t start = 0;
   for (size_t i = 0; i < s->len; i++)
     if (s->buf[i] == '\n') {
-      emit(s, label, s->buf + start, i + 1 - start);
+      emit(s, label, s->buf + start, i + 1 - start, 0);
       start = i + 1;
     }
   if (start == 0 && s->len == LR_CHUNK) {
-    emit(s, label, s->buf, s->len); /* an endless line: pass a part */
+    /* An endless line: pass a part (its own line when labelled). */
+    emit(s, label, s->buf, s->len, label);
     start = s->len;
   }
   memmove(s->buf, s->buf + start, s->len - start);
@@ -87,7 +91,7 @@ int lr_stream_read(struct lr_stream *s, int label)
 void lr_stream_close(struct lr_stream *s, int label)
 {
   if (s->len > 0)
-    emit(s, label, s->buf, s->len);
+    emit(s, label, s->buf, s->len, 1);
   s->len = 0;
   free(s->buf);
   s->buf = NULL;

@@ -1,0 +1,192 @@
+#!/bin/bash
+# lapirun_cases.sh - the lapirun and bootstrap tests, one case per ctest.
+#
+#   lapirun_cases.sh CASE LAPIRUN BOOT_CHECK BOOT_LAPI
+#
+# Each case runs a job and checks lapirun's exit status and output.  Exit
+# 0 pass, 1 fail, 77 skipped (the netns case where namespaces cannot be
+# made).  Every job is bounded by `timeout`, so a hang fails the case.
+set -u
+case_name=$1 LAPIRUN=$2 CHECK=$3 LAPI=$4
+out=$(mktemp) err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+
+fail() {
+  echo "FAIL $case_name: $*"
+  echo "--- stdout"; cat "$out"
+  echo "--- stderr"; cat "$err"
+  exit 1
+}
+
+# run EXPECTED_STATUS lapirun-args...: run a job, check its exit status.
+run() {
+  local want=$1
+  shift
+  timeout -k 5 60 "$LAPIRUN" "$@" >"$out" 2>"$err"
+  local rc=$?
+  [ "$rc" -eq "$want" ] || fail "lapirun $* exited $rc, expected $want"
+}
+
+# expect FILE PATTERN: an extended regex must match a line of FILE.
+expect() {
+  grep -Eq -- "$2" "$1" || fail "no line matches /$2/ in $(basename "$1")"
+}
+
+# count FILE PATTERN N: exactly N lines match.
+count() {
+  local n
+  n=$(grep -Ec -- "$2" "$1")
+  [ "$n" -eq "$3" ] || fail "$n lines match /$2/, expected $3"
+}
+
+case $case_name in
+info)
+  run 0 -n 2 -c 2 --provider tcp "$CHECK" info tcp
+  count "$out" '^PASS info$' 2
+  expect "$out" '^rank 1 size 2 local 1/2 tpc 2 kind lapirun'
+  run 0 -n 4 --label "$CHECK" info
+  count "$out" '^\[[0-3]\] PASS info$' 4
+  ;;
+apart)
+  # Each CG through its own command: each alone on its "host".
+  run 0 -n 3 --host-cmd 'env LAPIRUN_TEST_HOST=h{rank}' "$CHECK" info - apart
+  count "$out" '^PASS info$' 3
+  expect "$out" '^rank 2 size 3 local 0/1'
+  ;;
+coll2)
+  run 0 -n 2 "$CHECK" coll 500
+  count "$out" '^PASS coll$' 2
+  ;;
+coll4)
+  run 0 -n 4 --label "$CHECK" coll 500
+  count "$out" '^\[[0-3]\] PASS coll$' 4
+  ;;
+leave)
+  # Ranks 1 and 2 finish; rank 0's next barrier fails, naming a rank.
+  LAPI_TIMEOUT=20 run 0 -n 3 "$CHECK" leave
+  count "$out" '^PASS leave$' 1
+  expect "$err" 'rank 0: collective round 1 cannot complete: rank [12] '
+  ;;
+exit)
+  run 3 -n 3 "$CHECK" exit 1 3
+  expect "$err" '^lapirun: rank 1 \(pid [0-9]+\) exited with code 3: ending the job$'
+  count "$err" 'exited with code|killed by signal' 1
+  ;;
+signal)
+  run 137 -n 3 "$CHECK" kill 2 9
+  expect "$err" '^lapirun: rank 2 \(pid [0-9]+\) was killed by signal 9 .*ending the job$'
+  ;;
+prefix)
+  run 0 -n 2 --label "$CHECK" print
+  for r in 0 1; do
+    count "$out" "^\[$r\] out line one of $r\$" 1
+    count "$out" "^\[$r\] out line two of $r\$" 1
+    count "$out" "^\[$r\] tail of $r\$" 1
+    count "$err" "^\[$r\] err line of $r\$" 1
+  done
+  count "$out" '^\[[01]\] ' 6
+  # Without --label the lines pass unchanged, each whole.
+  run 0 -n 2 "$CHECK" print
+  count "$out" '^out line (one|two) of [01]$' 4
+  count "$err" '^err line of [01]$' 2
+  ;;
+sigterm)
+  timeout -k 5 60 "$LAPIRUN" -v -n 2 "$CHECK" wait >"$out" 2>"$err" &
+  lr=$!
+  for _ in $(seq 200); do
+    [ "$(grep -c waiting "$out")" -eq 2 ] && break
+    sleep 0.1
+  done
+  [ "$(grep -c waiting "$out")" -eq 2 ] || fail "the job did not start"
+  kill -TERM $lr
+  wait $lr
+  rc=$?
+  [ $rc -eq 143 ] || fail "lapirun exited $rc after SIGTERM, expected 143"
+  for pid in $(sed -n 's/^lapirun: rank [0-9]*: pid \([0-9]*\).*/\1/p' "$err"); do
+    kill -0 "$pid" 2>/dev/null && fail "CG pid $pid survived"
+  done
+  count "$err" '^lapirun: rank [01]: pid ' 2
+  ;;
+unreachable)
+  # Nobody listens on port 1: the CG fails within its timeout, saying so.
+  LAPIRUN_ADDR=127.0.0.1:1 LAPIRUN_RANK=0 LAPIRUN_SIZE=2 \
+    LAPIRUN_JOB_KEY=unreachable LAPI_TIMEOUT=2 \
+    timeout -k 5 30 "$CHECK" unreachable >"$out" 2>"$err" ||
+    fail "boot_check unreachable exited $?"
+  expect "$out" '^PASS unreachable$'
+  expect "$err" '^lapi boot: lapirun: rank 0: cannot reach the exchange at 127.0.0.1:1 within 2 s'
+  count "$err" 'cannot reach' 1
+  LAPIRUN_ADDR=127.0.0.1:1 LAPIRUN_RANK=1 LAPIRUN_SIZE=2 \
+    LAPIRUN_JOB_KEY=unreachable LAPI_TIMEOUT=1 \
+    timeout -k 5 30 "$LAPI" unreachable >"$out" 2>"$err" ||
+    fail "boot_lapi unreachable exited $?"
+  expect "$out" '^PASS unreachable$'
+  expect "$err" '^lapi boot: lapirun: rank 1: cannot reach the exchange'
+  ;;
+lapi2)
+  run 0 -n 2 --timeout 17 "$LAPI" job
+  count "$out" '^PASS job$' 2
+  expect "$out" '^task 1 of 2$'
+  ;;
+lapi4)
+  run 0 -n 4 --timeout 17 --label "$LAPI" job
+  count "$out" '^\[[0-3]\] PASS job$' 4
+  expect "$out" '^\[3\] task 3 of 4$'
+  ;;
+usage)
+  run 64 -n 0 "$CHECK" info
+  expect "$err" '^lapirun: -n CGS must be an integer in 1\.\.4096'
+  run 64 -n 2
+  expect "$err" 'no program to run'
+  run 64 --no-such-option -n 2 "$CHECK" info
+  run 127 -n 2 /nonexistent/program
+  expect "$err" '^lapirun: rank [01]: cannot run /nonexistent/program: No such file'
+  run 0 --help
+  expect "$out" '^usage: lapirun -n CGS'
+  ;;
+netns)
+  # Two CGs in two network namespaces, joined to the exchange by veth
+  # pairs on a bridge; the exchange listens on the bridge's address.
+  tag=$(( $$ % 100000 ))
+  sub=$(( $$ % 250 + 1 ))
+  ns=lrb$tag br=lrbr$tag
+  cleanup() {
+    ip netns del "$ns-0" 2>/dev/null
+    ip netns del "$ns-1" 2>/dev/null
+    ip link del "$br" 2>/dev/null
+    rm -f "$out" "$err"
+  }
+  trap cleanup EXIT
+  if ! ip netns add "$ns-0" 2>/dev/null; then
+    echo "SKIP netns: cannot create network namespaces here (needs root and ip netns)"
+    exit 77
+  fi
+  ip netns add "$ns-1" && ip link add "$br" type bridge &&
+    ip addr add "10.77.$sub.1/24" dev "$br" && ip link set "$br" up ||
+    { echo "SKIP netns: cannot set up the bridge"; exit 77; }
+  for i in 0 1; do
+    ip link add "lrv$tag$i" type veth peer name "lrp$tag$i" &&
+      ip link set "lrp$tag$i" netns "$ns-$i" &&
+      ip link set "lrv$tag$i" master "$br" up &&
+      ip -n "$ns-$i" addr add "10.77.$sub.$((i + 10))/24" dev "lrp$tag$i" &&
+      ip -n "$ns-$i" link set "lrp$tag$i" up &&
+      ip -n "$ns-$i" link set lo up ||
+      { echo "SKIP netns: cannot set up the veth pairs"; exit 77; }
+  done
+  run 0 -n 2 --timeout 20 --exchange-addr "10.77.$sub.1" \
+    --host-cmd "ip netns exec $ns-{rank}" "$CHECK" coll 200
+  count "$out" '^PASS coll$' 2
+  run 0 -n 2 --timeout 20 --exchange-addr "10.77.$sub.1" \
+    --host-cmd "ip netns exec $ns-{rank}" "$CHECK" info - apart
+  count "$out" '^PASS info$' 2
+  # From inside a namespace the loopback exchange is out of reach.
+  LAPI_TIMEOUT=2 run 1 -n 1 --host-cmd "ip netns exec $ns-{rank}" \
+    "$CHECK" info
+  expect "$err" 'cannot reach the exchange at 127\.0\.0\.1:'
+  ;;
+*)
+  echo "unknown case $case_name"
+  exit 1
+  ;;
+esac
+echo "PASS $case_name"
