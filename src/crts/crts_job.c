@@ -159,7 +159,9 @@ const struct crts_job_services *crts_job_services(const char *call)
   }
   crts_report(call, "this process is one of %ld of a job (%s) but no job "
               "services are registered and liblapi could not be loaded (%s): "
-              "link the program with liblapi (-llapi), or set CRTS_JOB_LIB "
-              "to its path", size, who, load_error);
+              "link the program with liblapi (-llapi; with the static "
+              "liblapi.a add -Wl,-u,lapi_boot_crts_register), or set "
+              "CRTS_JOB_LIB to the path of liblapi.so", size, who,
+              load_error);
   return NULL;
 }

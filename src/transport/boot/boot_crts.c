@@ -39,7 +39,14 @@ static const struct crts_job_services boot_services = {
   .barrier = crts_barrier,
 };
 
-__attribute__((constructor)) static void boot_crts_register(void)
+/*
+ * External, so that a program linked with the static liblapi.a, where
+ * nothing else pulls this object in, can ask for it:
+ * -Wl,-u,lapi_boot_crts_register.
+ */
+void lapi_boot_crts_register(void);
+
+__attribute__((constructor)) void lapi_boot_crts_register(void)
 {
   crts_job_services_set(&boot_services);
 }
