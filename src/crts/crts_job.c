@@ -92,10 +92,6 @@ static long launcher_size(const char **who)
     *who = "PMIX_RANK";
     return 0;
   }
-  if (getenv("CRTS_JOB_KEY") && env_count("CRTS_NODE_CGS") > 1) {
-    *who = "CRTS_NODE_CGS";
-    return env_count("CRTS_NODE_CGS");
-  }
   *who = NULL;
   return 1;
 }
@@ -164,4 +160,18 @@ const struct crts_job_services *crts_job_services(const char *call)
               "CRTS_JOB_LIB to the path of liblapi.so", size, who,
               load_error);
   return NULL;
+}
+
+int crts_job_size_ok(const char *call, const struct crts_job_services *svc,
+                     int size)
+{
+  const char *key = getenv("CRTS_JOB_KEY");
+  long node_cgs = key && *key ? env_count("CRTS_NODE_CGS") : 0;
+  if (node_cgs <= size)
+    return 1;
+  crts_report(call, "CRTS_JOB_KEY=%s and CRTS_NODE_CGS=%ld make this host "
+              "run %ld processes of one job, but %s sees a job of %d: "
+              "start the job with lapirun so that the processes share one "
+              "task counter", key, node_cgs, node_cgs, svc->name, size);
+  return 0;
 }

@@ -58,6 +58,15 @@ void crts_job_services_set(const struct crts_job_services *services);
  */
 const struct crts_job_services *crts_job_services(const char *call);
 
+/*
+ * 1 if a job of size processes (as svc sees it) can hold this host's
+ * processes; else report under call's name and return 0.  Catches
+ * processes started by hand with CRTS_JOB_KEY and CRTS_NODE_CGS, which
+ * the node calls treat as one job but no job service connects.
+ */
+int crts_job_size_ok(const char *call, const struct crts_job_services *svc,
+                     int size);
+
 /* The one-process job: rank 0 of 1, counters in this process. */
 extern const struct crts_job_services crts_job_alone;
 

@@ -120,6 +120,8 @@ static int loop_start(const char *call, const char *file, long task_num,
     crts_report(call, "cannot join the job through %s", svc->name);
     return TASK_EJOB;
   }
+  if (!crts_job_size_ok(call, svc, size))
+    return TASK_EJOB;
   long nblocks = crts_mid_blocks(task_num, block);
   if (svc->barrier() != 0)
     return job_fail(call, svc, "the barrier at the start of the loop");

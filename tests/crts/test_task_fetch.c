@@ -405,3 +405,16 @@ Test(task, launcher_of_one_process_runs_alone)
   setenv("CRTS_JOB_LIB", "/nonexistent/liblapi.so.0", 1);
   expect_all_in_order(5, 2);
 }
+
+/* Processes started by hand share a node but no task counter. */
+Test(task, node_of_several_without_a_launcher_is_refused)
+{
+  setenv("CRTS_JOB_KEY", "taskfetch-test", 1);
+  setenv("CRTS_NODE_CGS", "3", 1);
+  cr_assert_eq(CRTS_task_fetch(mid, 10, 1), -4);
+  cr_assert_eq(access(mid, F_OK), -1);
+  /* A job of 3 (the fake services) holds them. */
+  crts_job_services_set(&fake);
+  write_file(mid, "0000000000");
+  cr_assert_eq(CRTS_task_fetch(mid, 10, 1), 0);
+}
