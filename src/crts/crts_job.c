@@ -79,7 +79,7 @@ static long env_count(const char *name)
 static long launcher_size(const char **who)
 {
   static const char *const sizes[] = {
-    "LAPIRUN_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS",
+    "LAPIRUN_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
   };
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     long n = env_count(sizes[i]);
@@ -165,6 +165,16 @@ const struct crts_job_services *crts_job_services(const char *call)
 int crts_job_size_ok(const char *call, const struct crts_job_services *svc,
                      int size)
 {
+  const char *who;
+  long launched = launcher_size(&who);
+  if (launched > size) {
+    crts_report(call, "a launcher started this process as one of %ld (%s), "
+                "but %s sees a job of %d, so the processes would not share "
+                "their tasks: start the job with lapirun, or build openlapi "
+                "with PMIx for PMIx launchers", launched, who, svc->name,
+                size);
+    return 0;
+  }
   const char *key = getenv("CRTS_JOB_KEY");
   long node_cgs = key && *key ? env_count("CRTS_NODE_CGS") : 0;
   if (node_cgs <= size)

@@ -59,10 +59,11 @@ void crts_job_services_set(const struct crts_job_services *services);
 const struct crts_job_services *crts_job_services(const char *call);
 
 /*
- * 1 if a job of size processes (as svc sees it) can hold this host's
- * processes; else report under call's name and return 0.  Catches
- * processes started by hand with CRTS_JOB_KEY and CRTS_NODE_CGS, which
- * the node calls treat as one job but no job service connects.
+ * 1 if a job of size processes (as svc sees it) holds every process the
+ * environment says the job has; else report under call's name and return
+ * 0.  Catches a launcher the services do not know (a PMIx launcher when
+ * openlapi lacks PMIx) and processes started by hand with CRTS_JOB_KEY and
+ * CRTS_NODE_CGS, which the node calls treat as one job but nothing joins.
  */
 int crts_job_size_ok(const char *call, const struct crts_job_services *svc,
                      int size);

@@ -418,3 +418,15 @@ Test(task, node_of_several_without_a_launcher_is_refused)
   write_file(mid, "0000000000");
   cr_assert_eq(CRTS_task_fetch(mid, 10, 1), 0);
 }
+
+/* A launcher of 4 whose processes the services do not connect. */
+Test(task, services_smaller_than_the_launched_job_are_refused)
+{
+  setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
+  crts_job_services_set(&fake); /* a job of 3 */
+  write_file(mid, "0000000000");
+  cr_assert_eq(CRTS_task_fetch(mid, 10, 1), -4);
+  cr_assert_eq(fake_barriers, 0);
+  setenv("OMPI_COMM_WORLD_SIZE", "3", 1);
+  cr_assert_eq(CRTS_task_fetch(mid, 10, 1), 0);
+}
