@@ -8,6 +8,9 @@
  *                     job's environment agree with each other; "same":
  *                     all CGs on one host (default), "apart": each CG
  *                     alone on its host (--host-cmd with {rank})
+ *   pmixinfo          started by mpirun: rank, size and local rank/size
+ *                     are Open MPI's (prints "kind singleton" and fails
+ *                     when the build has no PMIx)
  *   coll ROUNDS       all-gathers of many sizes, barriers and fetch_add,
  *                     every byte and every counter value checked
  *   exit RANK CODE    barrier, then RANK exits with CODE, the others wait
@@ -54,6 +57,28 @@ static struct lapi_boot *join(void)
   }
   CHECK(lapi_boot_get() == b, "lapi_boot_get is not one object");
   return b;
+}
+
+/* Under Open MPI's mpirun: PMIx's view matches OMPI_COMM_WORLD_*. */
+static void mode_pmixinfo(void)
+{
+  struct lapi_boot *b = join();
+  printf("rank %d size %d local %d/%d tpc %d kind %s key %s\n", b->rank,
+         b->size, b->local_rank, b->local_size, b->tasks_per_cg, b->kind,
+         b->job_key);
+  CHECK(strcmp(b->kind, "pmix") == 0, "kind %s", b->kind);
+  CHECK(env_is("OMPI_COMM_WORLD_RANK", b->rank), "rank");
+  CHECK(env_is("OMPI_COMM_WORLD_SIZE", b->size), "size");
+  CHECK(env_is("OMPI_COMM_WORLD_LOCAL_RANK", b->local_rank), "local rank");
+  CHECK(env_is("OMPI_COMM_WORLD_LOCAL_SIZE", b->local_size), "local size");
+  CHECK(strncmp(b->job_key, "pmix-", 5) == 0 && !strchr(b->job_key, '/'),
+        "job key %s", b->job_key);
+  char keys[64][64];
+  if (b->size <= 64) {
+    CHECK(b->allgather(b, b->job_key, 64, keys) == 0, "allgather");
+    for (int r = 0; r < b->size; r++)
+      CHECK(strcmp(keys[r], b->job_key) == 0, "rank %d key %s", r, keys[r]);
+  }
 }
 
 static void mode_info(const char *provider, int apart)
@@ -164,6 +189,8 @@ int main(int argc, char **argv)
   if (strcmp(mode, "info") == 0) {
     mode_info(argc > 2 ? argv[2] : NULL,
               argc > 3 && strcmp(argv[3], "apart") == 0);
+  } else if (strcmp(mode, "pmixinfo") == 0) {
+    mode_pmixinfo();
   } else if (strcmp(mode, "coll") == 0) {
     mode_coll(argc > 2 ? atoi(argv[2]) : 20);
   } else if (strcmp(mode, "exit") == 0 || strcmp(mode, "kill") == 0) {

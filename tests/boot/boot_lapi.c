@@ -1,7 +1,8 @@
 /*
  * boot_lapi.c - LAPI_Init on top of the bootstrap, run under lapirun.
  *
- *   boot_lapi job          TASK_ID = LAPIRUN_RANK, NUM_TASKS = LAPIRUN_SIZE,
+ *   boot_lapi job          TASK_ID = LAPIRUN_RANK, NUM_TASKS = LAPIRUN_SIZE
+ *                          (OMPI_COMM_WORLD_* under mpirun),
  *                          TIMEOUT = LAPI_TIMEOUT; Gfence; Address_init
  *                          and Address_init64 tables hold every task's
  *                          value; Term.  (No messages between tasks: the
@@ -49,6 +50,10 @@ static void job(void)
   int me = qenv(h, TASK_ID), n = qenv(h, NUM_TASKS);
   const char *er = getenv("LAPIRUN_RANK"), *es = getenv("LAPIRUN_SIZE");
   const char *et = getenv("LAPI_TIMEOUT");
+  if (er == NULL) { /* under Open MPI's mpirun (PMIx) */
+    er = getenv("OMPI_COMM_WORLD_RANK");
+    es = getenv("OMPI_COMM_WORLD_SIZE");
+  }
   printf("task %d of %d\n", me, n);
   CHECK(er && me == atoi(er), "TASK_ID %d, LAPIRUN_RANK %s", me,
         er ? er : "-");

@@ -184,6 +184,30 @@ netns)
     "$CHECK" info
   expect "$err" 'cannot reach the exchange at 127\.0\.0\.1:'
   ;;
+pmix)
+  # The PMIx source under Open MPI's mpirun (needs a build with libpmix
+  # and openmpi-bin): rank/size/local info, collectives, counters.
+  if ! command -v mpirun >/dev/null; then
+    echo "SKIP pmix: no mpirun (apt-get install openmpi-bin)"
+    exit 77
+  fi
+  mpi="mpirun --allow-run-as-root --oversubscribe --mca btl self,tcp"
+  for n in 2 4; do
+    timeout -k 5 60 $mpi -n $n "$CHECK" pmixinfo >"$out" 2>"$err"
+    rc=$?
+    if grep -q 'kind singleton' "$out"; then
+      echo "SKIP pmix: this build has no PMIx (apt-get install libpmix-dev)"
+      exit 77
+    fi
+    [ $rc -eq 0 ] || fail "mpirun -n $n pmixinfo exited $rc"
+    count "$out" '^PASS pmixinfo$' $n
+    timeout -k 5 60 $mpi -n $n "$CHECK" coll 100 >"$out" 2>"$err" ||
+      fail "mpirun -n $n coll exited $?"
+    count "$out" '^PASS coll$' $n
+  done
+  timeout -k 5 60 $mpi -n 2 -x LAPI_TIMEOUT=9 "$LAPI" job >"$out" 2>"$err" &&
+    grep -q 'task 1 of 2' "$out" || fail "LAPI_Init under mpirun"
+  ;;
 *)
   echo "unknown case $case_name"
   exit 1
