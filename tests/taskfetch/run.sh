@@ -29,7 +29,8 @@ expect_once() {
   local got want
   got=$(ids "$loop" "$dir" | tr '\n' ' ')
   want=$(printf '%s\n' "$@" | sort -n | tr '\n' ' ')
-  [ "$got" = "$want" ] || fail "$name: $loop handed out [$got], expected [$want]"
+  [ "$got" = "$want" ] ||
+    fail "$name: $loop handed out [$got], expected [$want]"
 }
 
 # all_done FILE BLOCKS: the mid file is BLOCKS bytes of '1'.
@@ -88,8 +89,8 @@ for prog in "$@"; do
   mid=$work/$tag-quit.mid
   if job "$tag-quit" "$prog" "$mid" 300 1 $cgs 10; then
     got=$(ids L1 "$dir")
-    [ "$(echo "$got" | uniq -d)" = "" ] ||
-      fail "$name: tasks handed out twice: $(echo "$got" | uniq -d | tr '\n' ' ')"
+    twice=$(echo "$got" | uniq -d | tr '\n' ' ')
+    [ -z "$twice" ] || fail "$name: tasks handed out twice: $twice"
     echo "$got" | grep -qx 10 || fail "$name: task 10 was not handed out"
     [ "$(cat "$dir"/ids.* | grep -c '^quit 10$')" = 1 ] ||
       fail "$name: no CG reports the quit"
