@@ -130,16 +130,16 @@ static int loop_start(const char *call, const char *file, long task_num,
     return job_fail(call, svc, "reading the task counter");
 
   char err[512] = "";
-  int fd = -1;
   if (rank == 0) {
-    fd = crts_mid_open(file, task_num, block, 1, err, sizeof err);
-    if (fd >= 0)
-      close(fd);
+    int created = crts_mid_open(file, task_num, block, 1, err, sizeof err);
+    if (created >= 0)
+      close(created);
   }
   if (svc->barrier() != 0)
     return job_fail(call, svc, "the barrier after creating the mid file");
   long unfinished = 0;
   uint64_t *done = NULL;
+  int fd = -1;
   if (!*err) {
     fd = crts_mid_open(file, task_num, block, 0, err, sizeof err);
     if (fd >= 0) {
