@@ -38,6 +38,7 @@ enum crts_stat_kind {
   CRTS_STAT_DMA_GET = 0, /* main memory -> LDM */
   CRTS_STAT_DMA_PUT,     /* LDM -> main memory */
   CRTS_STAT_RMA,         /* LDM -> LDM */
+  CRTS_STAT_MPE_COPY,    /* copied by the MPE itself (crts_engine.h) */
   CRTS_STAT_KINDS
 };
 

@@ -1,0 +1,355 @@
+/*
+ * crts_engine.c - MPE-side engine commands (DMA, RMA, MPE copy), the 2-D
+ * mover that splits any copy into commands the 4-byte rule allows, their
+ * statistics, and read-only facts about the core group for the layers
+ * built on libcrts.  See crts_engine.h.
+ *
+ * Like the CPE calls, a command completes while it is issued: the bytes
+ * are copied synchronously by the issuing (MPE) thread.  What the engines
+ * model exactly is which commands a transfer needs and what each moves.
+ */
+#include <string.h>
+
+#include "crts_engine.h"
+
+/* Commands issued by the MPE; any thread may issue, hence atomic adds. */
+static struct {
+  _Atomic uint64_t ops[CRTS_STAT_KINDS];
+  _Atomic uint64_t bytes[CRTS_STAT_KINDS];
+} mpe_stats;
+
+static const char *const kind_names[CRTS_STAT_KINDS] = {
+  [CRTS_STAT_DMA_GET] = "dma_get",
+  [CRTS_STAT_DMA_PUT] = "dma_put",
+  [CRTS_STAT_RMA] = "rma",
+  [CRTS_STAT_MPE_COPY] = "mpe_copy",
+};
+
+/* ---------------------------------------------------------- core group */
+
+int crts_engine_cpe_tid(void)
+{
+  return crts_self ? crts_self->tid : -1;
+}
+
+int crts_engine_initialized(void)
+{
+  return atomic_load_explicit(&crts_cg.initialized, memory_order_acquire);
+}
+
+int crts_engine_cpe_spawned(void)
+{
+  return crts_self ? crts_self->in_group : 0;
+}
+
+int crts_engine_group_size(void)
+{
+  return crts_cg.group_size;
+}
+
+uint64_t crts_engine_group_mask(void)
+{
+  return crts_cg.group_mask;
+}
+
+int crts_engine_spin_limit(void)
+{
+  return crts_spin_limit();
+}
+
+void crts_engine_relax(void)
+{
+  crts_cpu_relax();
+}
+
+void crts_engine_barrier(struct crts_barrier *b, uint32_t count)
+{
+  crts_barrier_wait(b, count, 0);
+}
+
+/* ------------------------------------------------------------ memory */
+
+int crts_engine_where(const void *p, size_t len)
+{
+  if (!crts_cg.arena)
+    return CRTS_ENGINE_MEM;
+  uintptr_t lo = (uintptr_t)p, hi;
+  if (__builtin_add_overflow(lo, len ? len : 1, &hi))
+    return CRTS_ENGINE_BAD;
+  /* The mapping starts one (inaccessible) stride before slice 0. */
+  uintptr_t a = (uintptr_t)crts_cg.arena - crts_cg.slice_stride;
+  uintptr_t b = (uintptr_t)crts_cg.arena + crts_cg.arena_len;
+  if (hi <= a || lo >= b)
+    return CRTS_ENGINE_MEM;
+  int owner = -1;
+  if (crts_ldm_range(p, len ? len : 1, &owner))
+    return owner;
+  return CRTS_ENGINE_BAD;
+}
+
+int crts_engine_ldm_owner(const void *p)
+{
+  return crts_ldm_owner(p);
+}
+
+void *crts_engine_ldm_translate(const void *p, int tid)
+{
+  return crts_ldm_translate(p, tid);
+}
+
+/* ------------------------------------------------------------ commands */
+
+/* Bytes from the first byte of block 0 to the end of the last block. */
+static size_t extent(size_t block, size_t nblocks, size_t pitch)
+{
+  if (nblocks == 0 || block == 0)
+    return 0;
+  return (nblocks - 1) * pitch + block;
+}
+
+static int contiguous(size_t block, size_t nblocks, size_t pitch)
+{
+  return nblocks <= 1 || pitch == block;
+}
+
+static void count(enum crts_stat_kind k, uint64_t bytes)
+{
+  atomic_fetch_add_explicit(&mpe_stats.ops[k], 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&mpe_stats.bytes[k], bytes, memory_order_relaxed);
+}
+
+/* The side `name` of command c lies where its kind needs it: ldm 1 in one
+ * CPE's usable LDM, ldm 0 in main memory; -1 after a report. */
+static int check_side(const char *call, const struct crts_engine_cmd *c,
+                      const char *name, const void *p, size_t pitch, int ldm)
+{
+  size_t span = extent(c->block, c->nblocks, pitch);
+  int w = crts_engine_where(p, span);
+  if (w == CRTS_ENGINE_BAD) {
+    crts_report(call, "%s %s [%p, +%zu bytes) is not inside the usable LDM "
+                "of one CPE (guard page, slice end or two slices)",
+                kind_names[c->kind], name, p, span);
+    return -1;
+  }
+  if (ldm && w < 0) {
+    crts_report(call, "%s %s %p is main memory: this side must be LDM",
+                kind_names[c->kind], name, p);
+    return -1;
+  }
+  if (!ldm && w >= 0) {
+    crts_report(call, "%s %s %p is in CPE %d's LDM: this side must be main "
+                "memory", kind_names[c->kind], name, p, w);
+    return -1;
+  }
+  if (ldm && !contiguous(c->block, c->nblocks, pitch)) {
+    crts_report(call, "%s %s is strided in LDM: only the main-memory side "
+                "of a DMA may be strided, and RMA is contiguous",
+                kind_names[c->kind], name);
+    return -1;
+  }
+  return 0;
+}
+
+/* The 4-byte rule of DMA and RMA: addresses, block and strides. */
+static int check_words(const char *call, const struct crts_engine_cmd *c)
+{
+  uintptr_t bits = (uintptr_t)c->dst | (uintptr_t)c->src | c->block;
+  if (c->nblocks > 1)
+    bits |= c->dpitch | c->spitch;
+  if (bits % 4 != 0) {
+    crts_report(call, "%s of %zu x %zu bytes from %p to %p: addresses, block "
+                "and strides must be multiples of 4 (copy the rest with the "
+                "MPE)", kind_names[c->kind], c->nblocks, c->block, c->src,
+                c->dst);
+    return -1;
+  }
+  return 0;
+}
+
+static int check_cmd(const char *call, const struct crts_engine_cmd *c)
+{
+  if (c->kind >= CRTS_STAT_KINDS) {
+    crts_report(call, "engine command kind %d does not exist", (int)c->kind);
+    return -1;
+  }
+  if (c->nblocks > 1 && (c->dpitch < c->block || c->spitch < c->block)) {
+    crts_report(call, "%s pitches %zu / %zu are smaller than the block %zu",
+                kind_names[c->kind], c->dpitch, c->spitch, c->block);
+    return -1;
+  }
+  if (c->block == 0 || c->nblocks == 0)
+    return 0;
+  if (!c->dst || !c->src) {
+    crts_report(call, "%s with a NULL address", kind_names[c->kind]);
+    return -1;
+  }
+  switch (c->kind) {
+  case CRTS_STAT_DMA_GET:
+    return check_words(call, c) ||
+           check_side(call, c, "source", c->src, c->spitch, 0) ||
+           check_side(call, c, "destination", c->dst, c->dpitch, 1) ? -1 : 0;
+  case CRTS_STAT_DMA_PUT:
+    /* LDM -> memory, or memory -> memory: the source may be either. */
+    if (check_words(call, c) ||
+        check_side(call, c, "destination", c->dst, c->dpitch, 0))
+      return -1;
+    if (crts_engine_where(c->src, extent(c->block, c->nblocks, c->spitch)) >=
+        0)
+      return check_side(call, c, "source", c->src, c->spitch, 1);
+    return check_side(call, c, "source", c->src, c->spitch, 0);
+  case CRTS_STAT_RMA:
+    return check_words(call, c) ||
+           check_side(call, c, "source", c->src, c->spitch, 1) ||
+           check_side(call, c, "destination", c->dst, c->dpitch, 1) ? -1 : 0;
+  default: /* MPE copy: any alignment, any side, but real memory */
+    if (crts_engine_where(c->src, extent(c->block, c->nblocks, c->spitch)) ==
+            CRTS_ENGINE_BAD ||
+        crts_engine_where(c->dst, extent(c->block, c->nblocks, c->dpitch)) ==
+            CRTS_ENGINE_BAD) {
+      crts_report(call, "mpe_copy from %p to %p (%zu x %zu bytes) touches "
+                  "LDM that no CPE may use", c->src, c->dst, c->nblocks,
+                  c->block);
+      return -1;
+    }
+    return 0;
+  }
+}
+
+static void run_cmd(const struct crts_engine_cmd *c)
+{
+  char *d = c->dst;
+  const char *s = c->src;
+  size_t n = c->nblocks, b = c->block;
+  if (contiguous(b, n, c->dpitch) && contiguous(b, n, c->spitch)) {
+    b *= n; /* one piece */
+    n = 1;
+  }
+  /* Only main memory can overlap (LDM slices of two CPEs never do). */
+  int may_overlap = c->kind == CRTS_STAT_DMA_PUT ||
+                    c->kind == CRTS_STAT_MPE_COPY;
+  for (size_t i = 0; i < n; i++) {
+    if (may_overlap)
+      memmove(d, s, b);
+    else
+      memcpy(d, s, b);
+    d += c->dpitch;
+    s += c->spitch;
+  }
+}
+
+int crts_engine_issue(const struct crts_engine_cmd *c, const char *call)
+{
+  if (check_cmd(call, c) != 0)
+    return -1;
+  if (c->block && c->nblocks)
+    run_cmd(c);
+  count(c->kind, (uint64_t)c->block * c->nblocks);
+  return 0;
+}
+
+/* ---------------------------------------------------------------- mover */
+
+/* Checked sides, no report on the fast path: issue without re-checking. */
+static void issue_unchecked(enum crts_stat_kind kind, char *dst, size_t dpitch,
+                            const char *src, size_t spitch, size_t block,
+                            size_t nblocks)
+{
+  struct crts_engine_cmd c = {kind, dst, src, block, nblocks, dpitch, spitch};
+  run_cmd(&c);
+  count(kind, (uint64_t)block * nblocks);
+}
+
+/*
+ * Aligned body of every block (addresses and sizes multiples of 4): as one
+ * command where the LDM side is contiguous (or both are main memory), else
+ * one command per block, as a CPE would have to issue them.
+ */
+static void move_words(enum crts_stat_kind kind, int src_ldm, int dst_ldm,
+                       char *dst, size_t dpitch, const char *src,
+                       size_t spitch, size_t block, size_t nblocks)
+{
+  int one = (!src_ldm || contiguous(block, nblocks, spitch)) &&
+            (!dst_ldm || contiguous(block, nblocks, dpitch));
+  if (kind == CRTS_STAT_RMA)
+    one = contiguous(block, nblocks, spitch) &&
+          contiguous(block, nblocks, dpitch);
+  if (one) {
+    issue_unchecked(kind, dst, dpitch, src, spitch, block, nblocks);
+    return;
+  }
+  for (size_t i = 0; i < nblocks; i++)
+    issue_unchecked(kind, dst + i * dpitch, dpitch, src + i * spitch, spitch,
+                    block, 1);
+}
+
+int crts_engine_move(void *dst, size_t dpitch, const void *src, size_t spitch,
+                     size_t block, size_t nblocks, const char *call)
+{
+  if (block == 0 || nblocks == 0)
+    return 0;
+  if (nblocks == 1)
+    dpitch = spitch = block;
+  int ws = crts_engine_where(src, extent(block, nblocks, spitch));
+  int wd = crts_engine_where(dst, extent(block, nblocks, dpitch));
+  if (ws == CRTS_ENGINE_BAD || wd == CRTS_ENGINE_BAD) {
+    crts_report(call, "the %s [%p, %zu x %zu bytes) is not inside the usable "
+                "LDM of one CPE", ws == CRTS_ENGINE_BAD ? "source"
+                                                        : "destination",
+                ws == CRTS_ENGINE_BAD ? src : dst, nblocks, block);
+    return -1;
+  }
+  enum crts_stat_kind kind = ws >= 0 && wd >= 0 ? CRTS_STAT_RMA
+                             : wd >= 0          ? CRTS_STAT_DMA_GET
+                                                : CRTS_STAT_DMA_PUT;
+  char *d = dst;
+  const char *s = src;
+  uintptr_t skew = ((uintptr_t)d ^ (uintptr_t)s) & 3;
+  if (nblocks > 1)
+    skew |= (dpitch | spitch) & 3;
+  size_t head = (size_t)(-(uintptr_t)s & 3);
+  if (head > block)
+    head = block;
+  size_t body = (block - head) & ~(size_t)3;
+  size_t tail = block - head - body;
+  if (skew || body == 0) {
+    /* No word of it can go to an engine. */
+    issue_unchecked(CRTS_STAT_MPE_COPY, d, dpitch, s, spitch, block, nblocks);
+    return 0;
+  }
+  if (head)
+    issue_unchecked(CRTS_STAT_MPE_COPY, d, dpitch, s, spitch, head, nblocks);
+  move_words(kind, ws >= 0, wd >= 0, d + head, dpitch, s + head, spitch, body,
+             nblocks);
+  if (tail)
+    issue_unchecked(CRTS_STAT_MPE_COPY, d + head + body, dpitch,
+                    s + head + body, spitch, tail, nblocks);
+  return 0;
+}
+
+/* --------------------------------------------------------- statistics */
+
+void crts_engine_stats_mpe(struct crts_engine_stats *s)
+{
+  for (int k = 0; k < CRTS_STAT_KINDS; k++) {
+    s->ops[k] = atomic_load_explicit(&mpe_stats.ops[k], memory_order_relaxed);
+    s->bytes[k] =
+        atomic_load_explicit(&mpe_stats.bytes[k], memory_order_relaxed);
+  }
+}
+
+void crts_engine_stats_cpes(struct crts_engine_stats *s)
+{
+  memset(s, 0, sizeof *s);
+  for (int t = 0; t < CRTS_MAX_SPE_NUM; t++)
+    for (int k = 0; k < CRTS_STAT_KINDS; k++) {
+      s->ops[k] += atomic_load_explicit(&crts_cg.cpe[t].stat_ops[k],
+                                        memory_order_relaxed);
+      s->bytes[k] += atomic_load_explicit(&crts_cg.cpe[t].stat_bytes[k],
+                                          memory_order_relaxed);
+    }
+}
+
+const char *crts_engine_kind_name(enum crts_stat_kind k)
+{
+  return k < CRTS_STAT_KINDS ? kind_names[k] : "?";
+}
