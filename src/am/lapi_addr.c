@@ -91,7 +91,7 @@ int PLAPI_Address_init(lapi_handle_t hndl, void *my_tab, void *add_tab[])
   if (all == NULL)
     return LAPI_FAIL(LAPI_ERR_MEMORY_EXHAUSTED,
                      "no memory for a table of %u tasks", h->num_tasks);
-  rc = lapi_job_allgather64(lapi_addr_u64(my_tab), all);
+  rc = lapi_coll_allgather64(h, lapi_addr_u64(my_tab), all);
   if (rc == LAPI_SUCCESS)
     for (uint t = 0; t < h->num_tasks; t++)
       add_tab[t] = lapi_addr_ptr(all[t]);
@@ -106,7 +106,7 @@ int PLAPI_Address_init64(lapi_handle_t hndl, lapi_long_t my_tab,
   int rc = address_exchange(hndl, add_tab, __func__, &h);
   if (rc)
     return rc;
-  rc = lapi_job_allgather64(my_tab, add_tab);
+  rc = lapi_coll_allgather64(h, my_tab, add_tab);
   return rc ? LAPI_FAIL(rc, "the job's all-gather failed") : LAPI_SUCCESS;
 }
 

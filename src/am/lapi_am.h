@@ -63,6 +63,45 @@ const struct lapi_job *lapi_job(void);
 int lapi_job_allgather64(lapi_long_t mine, lapi_long_t *all);
 int lapi_job_barrier(void);
 
+/* ------------------------------------------------ CPE tasks (lapi_cpe.c) */
+
+enum lapi_cpe_mode { LAPI_MODE_NONE = 0, LAPI_MODE_PROCESS, LAPI_MODE_CPE };
+
+/* Who the caller of LAPI_Init is in the job. */
+struct lapi_task_view {
+  uint task_id, num_tasks;
+  uint cg_first, cg_tasks;
+  int cpe; /* CRTS_tid of a CPE task, -1 for a process task */
+};
+
+/* The calling thread's view; LAPI_SUCCESS or a logged LAPI code. */
+int lapi_cpe_view(struct lapi_task_view *v);
+/* The process's mode (set by LAPI_Init while any handle lives). */
+void lapi_cpe_mode_set(int mode, uint cg_first);
+int lapi_cpe_mode(void);
+
+/* Index (task - cg_first) of the task the calling thread acts for, -1 if
+ * it is not a task; enter/leave bracket the work of h run for its task. */
+int lapi_ctx_local(void);
+int lapi_ctx_enter(const struct lapi_hndl *h);
+void lapi_ctx_leave(int prev);
+uint lapi_ctx_task(void); /* for logs */
+
+/* Collectives over all tasks of h's job, and a barrier of h's CG only. */
+int lapi_coll_barrier(struct lapi_hndl *h);
+int lapi_coll_allgather64(struct lapi_hndl *h, lapi_long_t mine,
+                          lapi_long_t *all);
+void lapi_cpe_barrier_cg(uint count);
+
+/* Spin policies: a waiting task, and the dispatcher before it sleeps. */
+int lapi_wait_spins(void);
+void lapi_wait_relax(void);
+int lapi_mpe_spins(void);
+void lapi_mpe_relax(void);
+
+/* PRINT_STATISTICS: the core group's DMA/RMA engine counters. */
+void lapi_cpe_print_engine(void);
+
 /* -------------------------------------------------------------- handle */
 
 enum { LAPI_H_FREE = 0, LAPI_H_ACTIVE = 1 };
@@ -73,10 +112,13 @@ struct lapi_tp_stats {
 };
 
 struct lapi_hndl {
-  lapi_handle_t index;
+  lapi_handle_t index;    /* the handle value, per task (lapi_cpe.c) */
+  unsigned slot;          /* place in the process's table */
   int state;              /* LAPI_H_*, atomic */
   int terminating;        /* a LAPI_Term is draining it, atomic */
   uint task_id, num_tasks;
+  uint cg_first, cg_tasks; /* the tasks of this core group */
+  int cpe;                /* CPE number of a CPE task, -1 in process mode */
 
   /* Settings. */
   int interrupt;          /* 1 interrupt mode, 0 polling, atomic */
@@ -89,6 +131,7 @@ struct lapi_hndl {
 
   void *addr_tbl[LAPI_AM_ADDRTBL_SZ]; /* atomic entries */
   unsigned char *purged;  /* [num_tasks], atomic entries */
+  uint purged_len;
 
   /* Inbound work, run under `lock`. */
   pthread_mutex_t qlock;
@@ -97,13 +140,19 @@ struct lapi_hndl {
   struct lapi_rlock lock;
 
   long outstanding;       /* sent, not landed, atomic */
+  int evt;                /* futex: something changed for h's waiters */
+  int evt_sleepers;       /* threads asleep on evt (CPE tasks), atomic */
   unsigned long sends_done, recvs_done; /* for LAPI_Msgpoll, atomic */
 
   struct lapi_tp_stats stats[LAPI_TP_COUNT]; /* atomic fields */
 };
 
-/* The active handle with value hv, or NULL. */
+/* The active handle with value hv of the task the caller acts for
+ * (lapi_ctx_local), or NULL. */
 struct lapi_hndl *lapi_hndl_get(lapi_handle_t hv);
+/* The active handle of task `task` (of h's core group) with h's value, or
+ * NULL: where a message of h to that task is delivered. */
+struct lapi_hndl *lapi_hndl_peer(const struct lapi_hndl *h, uint task);
 /* Slot i (any state) for the dispatcher; i < lapi_hndl_limit(). */
 struct lapi_hndl *lapi_hndl_slot(unsigned i);
 unsigned lapi_hndl_limit(void);
@@ -111,6 +160,13 @@ unsigned lapi_hndl_limit(void);
 static inline int lapi_hndl_interrupt(const struct lapi_hndl *h)
 {
   return __atomic_load_n(&h->interrupt, __ATOMIC_ACQUIRE);
+}
+
+/* The dispatcher serves h: interrupt mode, or a CPE task's handle in any
+ * mode (handlers never run on a CPE thread; polling is the MPE's job). */
+static inline int lapi_hndl_mpe_served(const struct lapi_hndl *h)
+{
+  return h->cpe >= 0 || lapi_hndl_interrupt(h);
 }
 
 static inline int lapi_hndl_purged(const struct lapi_hndl *h, uint task)
@@ -148,6 +204,11 @@ int lapi_progress(struct lapi_hndl *h);
  */
 void lapi_wait_until(struct lapi_hndl *h, int (*done)(void *), void *arg,
                      int *mark);
+
+/* Wake the threads that wait on h without dispatching it (CPE tasks:
+ * LAPI_Fence, LAPI_Term, flow control): its sends landed or its queue
+ * moved. */
+void lapi_hndl_notify(struct lapi_hndl *h);
 
 /* LAPI_Purge_totask: cancel h's queued items that came from src. */
 void lapi_dispatch_cancel_from(struct lapi_hndl *h, int src);

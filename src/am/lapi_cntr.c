@@ -163,11 +163,11 @@ static int take(void *arg)
  * continues as a dispatching waiter. */
 static void wait_plain(struct lapi_hndl *h, struct take *t, int progress)
 {
-  int spins = lapi_spin_limit();
+  int spins = lapi_wait_spins();
   for (int i = 0; i < spins; i++) {
     if (take(t))
       return;
-    lapi_cpu_relax();
+    lapi_wait_relax();
   }
   int *cw = &t->c->_wait;
   __atomic_add_fetch(cw, LAPI_CNTR_WAIT_PLAIN, __ATOMIC_SEQ_CST);

@@ -5,9 +5,10 @@
  * Transports post work items to the target handle's queue.  Items run
  * in MPE context only, under the handle lock:
  *  - interrupt mode (default): on the dispatcher thread, one per process,
- *    started by the first LAPI_Init.  It drains every interrupt-mode
- *    handle in turn and sleeps on the doorbell when there is nothing to
- *    do, so an idle process uses no CPU.
+ *    started by the first LAPI_Init.  It polls the transports, drains
+ *    every interrupt-mode handle (and every CPE task's handle, whatever
+ *    its mode) in turn, polls a little longer when there is nothing to do
+ *    and then sleeps on the doorbell, so an idle process uses no CPU.
  *  - polling mode (LAPI_Senv(INTERRUPT_SET, 0)): on an application
  *    thread that polls (LAPI_Probe, LAPI_Msgpoll, LAPI_Waitcntr,
  *    LAPI_Fence, ...).  A thread that only sends never runs a handler.
@@ -18,6 +19,7 @@
  * mutex_lock) runs that handle's work itself, since nobody else can.
  */
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -144,11 +146,15 @@ static int drain(struct lapi_hndl *h, int max)
   struct lapi_item *it;
   while (n < max && dispatchable(h) && (it = pop(h)) != NULL) {
     handler_depth++;
+    int ctx = lapi_ctx_enter(h); /* LAPI calls of a handler mean h's task */
     it->run(it);
+    lapi_ctx_leave(ctx);
     handler_depth--;
     n++;
   }
   lapi_rlock_unlock(&h->lock);
+  if (n)
+    lapi_hndl_notify(h);
   return n;
 }
 
@@ -159,7 +165,7 @@ static int round_interrupt(void)
   unsigned limit = lapi_hndl_limit();
   for (unsigned i = 0; i < limit; i++) {
     struct lapi_hndl *h = lapi_hndl_slot(i);
-    if (dispatchable(h) && lapi_hndl_interrupt(h))
+    if (dispatchable(h) && lapi_hndl_mpe_served(h))
       n += drain(h, DRAIN_BATCH);
   }
   return n;
@@ -178,7 +184,7 @@ static int has_work(const struct lapi_hndl *h)
  * else can run h's work while it waits, so it must. */
 int lapi_may_dispatch(const struct lapi_hndl *h)
 {
-  return on_dispatcher || !lapi_hndl_interrupt(h) ||
+  return on_dispatcher || !lapi_hndl_mpe_served(h) ||
          lapi_rlock_mine(&h->lock);
 }
 
@@ -189,7 +195,7 @@ static int work_for_me(const struct lapi_hndl *h)
     unsigned limit = lapi_hndl_limit();
     for (unsigned i = 0; i < limit; i++) {
       const struct lapi_hndl *o = lapi_hndl_slot(i);
-      if (lapi_hndl_interrupt(o) && has_work(o))
+      if (lapi_hndl_mpe_served(o) && has_work(o))
         return 1;
     }
   }
@@ -209,10 +215,33 @@ int lapi_progress(struct lapi_hndl *h)
   return n;
 }
 
+void lapi_hndl_notify(struct lapi_hndl *h)
+{
+  if (__atomic_load_n(&h->evt_sleepers, __ATOMIC_SEQ_CST) == 0)
+    return;
+  __atomic_add_fetch(&h->evt, 1, __ATOMIC_SEQ_CST);
+  lapi_futex_wake(&h->evt, INT_MAX);
+}
+
+/* A CPE task cannot run its handle's work: it sleeps on the handle's own
+ * word, so the doorbell (rung by every post) never wakes a crowd of tasks,
+ * and each wake-up reaches only the tasks that wait on that handle. */
+static void wait_evt(struct lapi_hndl *h, int (*done)(void *), void *arg)
+{
+  __atomic_add_fetch(&h->evt_sleepers, 1, __ATOMIC_SEQ_CST);
+  for (;;) {
+    int seq = __atomic_load_n(&h->evt, __ATOMIC_SEQ_CST);
+    if (done(arg))
+      break;
+    lapi_futex_wait(&h->evt, seq, WAIT_SLICE_MS);
+  }
+  __atomic_sub_fetch(&h->evt_sleepers, 1, __ATOMIC_SEQ_CST);
+}
+
 void lapi_wait_until(struct lapi_hndl *h, int (*done)(void *), void *arg,
                      int *mark)
 {
-  int spins = lapi_spin_limit();
+  int spins = lapi_wait_spins();
   for (int i = 0;;) {
     if (done(arg))
       return;
@@ -220,7 +249,11 @@ void lapi_wait_until(struct lapi_hndl *h, int (*done)(void *), void *arg,
       continue;
     if (i++ >= spins)
       break;
-    lapi_cpu_relax();
+    lapi_wait_relax();
+  }
+  if (h && h->cpe >= 0 && mark == NULL && !lapi_may_dispatch(h)) {
+    wait_evt(h, done, arg);
+    return;
   }
   if (mark)
     __atomic_add_fetch(mark, LAPI_CNTR_WAIT_BELL, __ATOMIC_SEQ_CST);
@@ -243,6 +276,36 @@ void lapi_wait_until(struct lapi_hndl *h, int (*done)(void *), void *arg,
 
 /* -------------------------------------------------------- the thread */
 
+/* Every transport once, for the whole process (h NULL: see tp.h). */
+static int poll_transports(void)
+{
+  int n = 0;
+  for (unsigned t = 0; t < lapi_tp_count; t++)
+    n += lapi_tp_all[t]->progress(NULL);
+  return n;
+}
+
+/* One look at everything the dispatcher serves. */
+static int mpe_poll(void)
+{
+  return poll_transports() + round_interrupt();
+}
+
+/* Before sleeping, poll for a while: a request that comes within the
+ * window is noticed at once instead of after a futex wake-up. */
+static int mpe_spin_window(void)
+{
+  int spins = lapi_mpe_spins();
+  for (int i = 0; i < spins; i++) {
+    if (__atomic_load_n(&mpe.stop, __ATOMIC_RELAXED))
+      return 0;
+    lapi_mpe_relax();
+    if (mpe_poll() > 0)
+      return 1;
+  }
+  return 0;
+}
+
 static void *mpe_main(void *arg)
 {
   (void)arg;
@@ -250,10 +313,13 @@ static void *mpe_main(void *arg)
   pthread_setname_np(pthread_self(), "lapi-mpe");
   LAPI_LOG(LAPI_LOG_INFO, "dispatcher started");
   while (!__atomic_load_n(&mpe.stop, __ATOMIC_SEQ_CST)) {
-    if (round_interrupt() > 0)
+    if (mpe_poll() > 0 || mpe_spin_window())
       continue;
     unsigned seq = lapi_bell_arm();
-    if (__atomic_load_n(&mpe.stop, __ATOMIC_SEQ_CST) || work_for_me(NULL)) {
+    /* Armed: a request pushed from now on rings; one pushed before is
+     * found by this last poll. */
+    if (__atomic_load_n(&mpe.stop, __ATOMIC_SEQ_CST) || work_for_me(NULL) ||
+        poll_transports() > 0) {
       lapi_bell_disarm();
       continue;
     }

@@ -13,7 +13,8 @@
  *   EPOCH_NUM                lapi_info_t.epoch_num given to LAPI_Init
  *   BUF_CP_SIZE              0: data is never copied into a LAPI buffer
  *   QUERY_SHM_ENABLED        1 if other tasks share this core group
- *   QUERY_SHM_NUM_TASKS      tasks of the caller's core group
+ *   QUERY_SHM_NUM_TASKS      tasks of the caller's core group (its CPE
+ *                            tasks in CPE-task mode, else 1)
  *   QUERY_SHM_TASKS          their ids, written to ret_val[0..n-1]
  * Without a meaning here: MAX_PORTS 1, NUM_REX_BUFS and MAX_PKTS_OUT 32,
  * USE_THRESH 1, RCV_FIFO_SIZE 1 MiB, MAX_ATOM_SIZE 0 (no DGSP), BULK_*,
@@ -30,7 +31,8 @@
  * loopback operation counts on both sides); a get's payload is counted
  * as sent.  The other fields (duplicates, retransmissions, ghosts,
  * acknowledgements) are 0: no transport here retransmits.
- * PRINT_STATISTICS prints one line per transport on stderr.
+ * PRINT_STATISTICS prints one line per transport on stderr, and for a CPE
+ * task the core group's engine counters (DMA get/put, RMA, MPE copy).
  *
  * LAPI_Senv: ERROR_CHK 0|1 (argument checks stay on: they are cheap),
  * TIMEOUT MIN_TIMEOUT..MAX_TIMEOUT, INTERRUPT_SET 0|1, ACK_THRESHOLD
@@ -72,6 +74,8 @@ static void stats_print(const struct lapi_hndl *h)
             tp_names[t], s.Tot_pkt_sent_cnt, s.Tot_data_sent,
             s.Tot_pkt_recv_cnt, s.Tot_data_recv);
   }
+  if (h->cpe >= 0)
+    lapi_cpe_print_engine(); /* which engines moved the CG's bytes */
 }
 
 static int max_pkt(void)
@@ -100,7 +104,6 @@ int PLAPI_Qenv(lapi_handle_t hndl, lapi_query_t query, int *ret_val)
     return LAPI_FAIL(LAPI_ERR_RET_PTR_NULL,
                      "ret_val is NULL: pass where to store the answer");
 
-  const struct lapi_job *j = lapi_job();
   int v = 0;
   switch (query) {
   case TASK_ID: v = (int)h->task_id; break;
@@ -126,11 +129,11 @@ int PLAPI_Qenv(lapi_handle_t hndl, lapi_query_t query, int *ret_val)
   case ACK_THRESHOLD:
     v = __atomic_load_n(&h->ack_threshold, __ATOMIC_RELAXED);
     break;
-  case QUERY_SHM_ENABLED: v = j->cg_tasks > 1; break;
-  case QUERY_SHM_NUM_TASKS: v = (int)j->cg_tasks; break;
+  case QUERY_SHM_ENABLED: v = h->cg_tasks > 1; break;
+  case QUERY_SHM_NUM_TASKS: v = (int)h->cg_tasks; break;
   case QUERY_SHM_TASKS:
-    for (uint t = 0; t < j->cg_tasks; t++)
-      ret_val[t] = (int)(j->cg_first + t);
+    for (uint t = 0; t < h->cg_tasks; t++)
+      ret_val[t] = (int)(h->cg_first + t);
     return LAPI_SUCCESS;
   case QUERY_STATISTICS:
     stats_of(h, -1, (lapi_statistics_t *)(void *)ret_val);

@@ -47,7 +47,7 @@ int PLAPI_Gfence(lapi_handle_t hndl)
   if (h == NULL)
     return LAPI_ERR_HNDL_INVALID;
   lapi_wait_until(h, landed, h, NULL);
-  int rc = lapi_job_barrier();
+  int rc = lapi_coll_barrier(h);
   return rc ? LAPI_FAIL(rc, "the job's barrier failed") : LAPI_SUCCESS;
 }
 

@@ -1,12 +1,16 @@
 /*
  * lapi_handle.c - LAPI_Init, LAPI_Term and the handle table.
  *
- * Up to LAPI_AM_MAX_HANDLES instances live at once; the handle value is
- * the slot index, the lowest free slot is taken.  LAPI_Term drains the
- * instance (its queued work runs, its messages land) before the slot is
- * freed, so nothing of an old instance reaches a later LAPI_Init that
- * reuses the slot.  The first LAPI_Init starts the dispatcher thread and
- * the last LAPI_Term stops it.
+ * Up to LAPI_AM_MAX_HANDLES instances live at once per task; the handle
+ * value is per task (the lowest free one, so the first LAPI_Init of every
+ * task returns 0), and value k of one task talks to value k of the others.
+ * The process keeps one table of slots for all its tasks (one in process
+ * mode, up to 64 CPE tasks in CPE-task mode, see lapi_cpe.c).  LAPI_Term
+ * drains the instance (its queued work runs, its messages land) before the
+ * slot is freed, so nothing of an old instance reaches a later LAPI_Init
+ * that reuses the slot.  The first LAPI_Init starts the dispatcher thread
+ * and the last LAPI_Term stops it.  In CPE-task mode LAPI_Init is
+ * collective over the tasks of the core group.
  *
  * lapi_info_t: the caller zeroes it and sets what it needs.  Read here:
  * protocol (LAPI_INTERRUPT_OFF starts in polling mode), lib_vers,
@@ -19,34 +23,48 @@
 
 #include "am/lapi_am.h"
 
-static struct lapi_hndl table[LAPI_AM_MAX_HANDLES];
+/*
+ * Slots are allocated on first use and never freed; table_limit counts the
+ * allocated ones (all below it exist).  byval[local][hv] maps a task of
+ * this CG (local = task - cg_first; 0 in process mode) and a handle value
+ * to its slot while the handle lives.
+ */
+#define CG_TASKS 64 /* tasks of one core group at most (its CPEs) */
+#define MAX_SLOTS (CG_TASKS * LAPI_AM_MAX_HANDLES)
+
+static struct lapi_hndl *table[MAX_SLOTS];
+static struct lapi_hndl *byval[CG_TASKS][LAPI_AM_MAX_HANDLES];
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t table_once = PTHREAD_ONCE_INIT;
-static unsigned table_limit; /* 1 + highest slot ever used, atomic */
+static unsigned table_limit; /* slots allocated, atomic */
 static int table_live;       /* slots in use, under table_lock */
+static uint live_tasks;      /* NUM_TASKS of the live handles */
 
-static void table_init(void)
+static struct lapi_hndl *by_value(int local, lapi_handle_t hv)
 {
-  for (unsigned i = 0; i < LAPI_AM_MAX_HANDLES; i++) {
-    table[i].index = i;
-    pthread_mutex_init(&table[i].qlock, NULL);
-    lapi_rlock_init(&table[i].lock);
-  }
-}
-
-struct lapi_hndl *lapi_hndl_get(lapi_handle_t hv)
-{
-  if (hv >= LAPI_AM_MAX_HANDLES)
+  if (local < 0 || local >= CG_TASKS || hv >= LAPI_AM_MAX_HANDLES)
     return NULL;
-  struct lapi_hndl *h = &table[hv];
-  if (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) != LAPI_H_ACTIVE)
+  struct lapi_hndl *h = __atomic_load_n(&byval[local][hv], __ATOMIC_ACQUIRE);
+  if (h == NULL || __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) !=
+                       LAPI_H_ACTIVE)
     return NULL;
   return h;
 }
 
+struct lapi_hndl *lapi_hndl_get(lapi_handle_t hv)
+{
+  return by_value(lapi_ctx_local(), hv);
+}
+
+struct lapi_hndl *lapi_hndl_peer(const struct lapi_hndl *h, uint task)
+{
+  if (task < h->cg_first || task - h->cg_first >= h->cg_tasks)
+    return NULL;
+  return by_value((int)(task - h->cg_first), h->index);
+}
+
 struct lapi_hndl *lapi_hndl_slot(unsigned i)
 {
-  return &table[i];
+  return table[i];
 }
 
 unsigned lapi_hndl_limit(void)
@@ -75,13 +93,16 @@ static int initial_mode(const lapi_info_t *info)
 }
 
 static void slot_setup(struct lapi_hndl *h, const lapi_info_t *info,
-                       const struct lapi_job *j)
+                       const struct lapi_task_view *v)
 {
-  h->task_id = j->task_id;
-  h->num_tasks = j->num_tasks;
+  h->task_id = v->task_id;
+  h->num_tasks = v->num_tasks;
+  h->cg_first = v->cg_first;
+  h->cg_tasks = v->cg_tasks;
+  h->cpe = v->cpe;
   __atomic_store_n(&h->interrupt, initial_mode(info), __ATOMIC_RELEASE);
   h->error_chk = 1;
-  h->timeout = j->timeout;
+  h->timeout = lapi_job()->timeout;
   h->ack_threshold = LAPI_AM_ACK_DEFAULT;
   h->epoch = info->epoch_num;
   h->lib_vers = info->lib_vers;
@@ -105,6 +126,100 @@ static void transports_fini(struct lapi_hndl *h, unsigned upto)
     lapi_tp_all[upto]->fini(h);
 }
 
+/* A slot that is free, or a new one; NULL when MAX_SLOTS are in use. */
+static struct lapi_hndl *slot_take(void)
+{
+  unsigned limit = table_limit;
+  for (unsigned i = 0; i < limit; i++)
+    if (__atomic_load_n(&table[i]->state, __ATOMIC_ACQUIRE) == LAPI_H_FREE &&
+        !__atomic_load_n(&table[i]->terminating, __ATOMIC_ACQUIRE))
+      return table[i];
+  if (limit == MAX_SLOTS)
+    return NULL;
+  struct lapi_hndl *h = calloc(1, sizeof *h);
+  if (h == NULL)
+    return NULL;
+  h->slot = limit;
+  pthread_mutex_init(&h->qlock, NULL);
+  lapi_rlock_init(&h->lock);
+  table[limit] = h;
+  /* The dispatcher reads table[i] for i below the limit it loaded. */
+  __atomic_store_n(&table_limit, limit + 1, __ATOMIC_RELEASE);
+  return h;
+}
+
+/* LAPI_Init under the table lock, once the caller's view is known. */
+static int init_locked(const lapi_info_t *info,
+                       const struct lapi_task_view *v, lapi_handle_t *hndl)
+{
+  int m = v->cpe >= 0 ? LAPI_MODE_CPE : LAPI_MODE_PROCESS;
+  if (table_live > 0 && (lapi_cpe_mode() != m || live_tasks != v->num_tasks))
+    return LAPI_FAIL_IN("PLAPI_Init", LAPI_ERR_SHM_SETUP,
+                        "%s: this process already has LAPI handles of %s "
+                        "(%u tasks); terminate them before starting the "
+                        "other kind",
+                        m == LAPI_MODE_CPE ? "LAPI_Init on a CPE"
+                                           : "LAPI_Init off the CPEs",
+                        lapi_cpe_mode() == LAPI_MODE_CPE ? "CPE tasks"
+                                                         : "process mode",
+                        live_tasks);
+  int local = (int)(v->task_id - v->cg_first);
+  lapi_handle_t hv = 0;
+  while (hv < LAPI_AM_MAX_HANDLES && byval[local][hv] != NULL)
+    hv++;
+  struct lapi_hndl *h = hv < LAPI_AM_MAX_HANDLES ? slot_take() : NULL;
+  if (h == NULL)
+    return LAPI_FAIL_IN("PLAPI_Init", LAPI_ERR_ALL_HNDL_IN_USE,
+                        "all %d LAPI handles of task %u are in use: "
+                        "LAPI_Term one first", LAPI_AM_MAX_HANDLES,
+                        v->task_id);
+  /* The purge flags of a slot are kept (a late reader of a terminated
+   * handle never touches freed memory); a bigger job gets new ones. */
+  if (h->purged_len < v->num_tasks) {
+    unsigned char *p = calloc(v->num_tasks, 1);
+    if (p == NULL)
+      return LAPI_FAIL_IN("PLAPI_Init", LAPI_ERR_MEMORY_EXHAUSTED,
+                          "no memory for a handle of %u tasks",
+                          v->num_tasks);
+    h->purged = p;
+    h->purged_len = v->num_tasks;
+  }
+  int rc = lapi_dispatch_start();
+  if (rc != LAPI_SUCCESS)
+    return LAPI_FAIL_IN("PLAPI_Init", rc,
+                        "the dispatcher thread could not be started");
+  if (table_live == 0)
+    lapi_cpe_mode_set(m, v->cg_first);
+  slot_setup(h, info, v);
+  h->index = hv;
+  unsigned t;
+  for (t = 0; t < lapi_tp_count; t++) {
+    rc = lapi_tp_all[t]->init(h);
+    if (rc != LAPI_SUCCESS)
+      break;
+  }
+  if (rc != LAPI_SUCCESS) {
+    transports_fini(h, t);
+    if (table_live == 0) {
+      lapi_dispatch_stop();
+      lapi_cpe_mode_set(LAPI_MODE_NONE, 0);
+    }
+    return LAPI_FAIL_IN("PLAPI_Init", rc, "transport %s failed to start",
+                        lapi_tp_all[t]->name);
+  }
+  table_live++;
+  live_tasks = v->num_tasks;
+  __atomic_store_n(&h->state, LAPI_H_ACTIVE, __ATOMIC_RELEASE);
+  __atomic_store_n(&byval[local][hv], h, __ATOMIC_RELEASE);
+
+  *hndl = hv;
+  LAPI_LOG(LAPI_LOG_INFO, "handle %u: task %u of %u, %s mode%s", hv,
+           h->task_id, h->num_tasks,
+           lapi_hndl_interrupt(h) ? "interrupt" : "polling",
+           h->cpe >= 0 ? ", CPE task" : "");
+  return LAPI_SUCCESS;
+}
+
 int PLAPI_Init(lapi_handle_t *hndl, lapi_info_t *lapi_info)
 {
   if (lapi_info == NULL)
@@ -123,60 +238,18 @@ int PLAPI_Init(lapi_handle_t *hndl, lapi_info_t *lapi_info)
     return LAPI_FAIL(j->boot_rc, "this core group could not join its job "
                      "within LAPI_TIMEOUT=%d s (see the \"lapi boot:\" "
                      "message above)", j->timeout);
-  pthread_once(&table_once, table_init);
+  struct lapi_task_view v;
+  int rc = lapi_cpe_view(&v);
+  if (rc != LAPI_SUCCESS)
+    return rc;
   pthread_mutex_lock(&table_lock);
-  unsigned i = 0;
-  while (i < LAPI_AM_MAX_HANDLES &&
-         (__atomic_load_n(&table[i].state, __ATOMIC_ACQUIRE) != LAPI_H_FREE ||
-          __atomic_load_n(&table[i].terminating, __ATOMIC_ACQUIRE)))
-    i++;
-  if (i == LAPI_AM_MAX_HANDLES) {
-    pthread_mutex_unlock(&table_lock);
-    return LAPI_FAIL(LAPI_ERR_ALL_HNDL_IN_USE,
-                     "all %d LAPI handles of this process are in use: "
-                     "LAPI_Term one first", LAPI_AM_MAX_HANDLES);
-  }
-  struct lapi_hndl *h = &table[i];
-  /* The purge flags are sized once per slot and kept: a late reader of
-   * a terminated handle never touches freed memory. */
-  if (h->purged == NULL)
-    h->purged = calloc(j->num_tasks, 1);
-  if (h->purged == NULL) {
-    pthread_mutex_unlock(&table_lock);
-    return LAPI_FAIL(LAPI_ERR_MEMORY_EXHAUSTED,
-                     "no memory for a handle of %u tasks", j->num_tasks);
-  }
-  int rc = lapi_dispatch_start();
-  if (rc != LAPI_SUCCESS) {
-    pthread_mutex_unlock(&table_lock);
-    return LAPI_FAIL(rc, "the dispatcher thread could not be started");
-  }
-  slot_setup(h, lapi_info, j);
-  unsigned t;
-  for (t = 0; t < lapi_tp_count; t++) {
-    rc = lapi_tp_all[t]->init(h);
-    if (rc != LAPI_SUCCESS)
-      break;
-  }
-  if (rc != LAPI_SUCCESS) {
-    transports_fini(h, t);
-    if (table_live == 0)
-      lapi_dispatch_stop();
-    pthread_mutex_unlock(&table_lock);
-    return LAPI_FAIL(rc, "transport %s failed to start",
-                     lapi_tp_all[t]->name);
-  }
-  table_live++;
-  if (i + 1 > table_limit)
-    __atomic_store_n(&table_limit, i + 1, __ATOMIC_RELEASE);
-  __atomic_store_n(&h->state, LAPI_H_ACTIVE, __ATOMIC_RELEASE);
+  rc = init_locked(lapi_info, &v, hndl);
   pthread_mutex_unlock(&table_lock);
-
-  *hndl = i;
-  LAPI_LOG(LAPI_LOG_INFO, "handle %u: task %u of %u, %s mode", i,
-           h->task_id, h->num_tasks,
-           lapi_hndl_interrupt(h) ? "interrupt" : "polling");
-  return LAPI_SUCCESS;
+  /* Collective in CPE-task mode: no task of the CG sends before every
+   * task has its handle (each one joins, even after a failure). */
+  if (v.cpe >= 0)
+    lapi_cpe_barrier_cg(v.cg_tasks);
+  return rc;
 }
 
 /* Nothing queued for the handle, nothing it sent still in flight. */
@@ -202,7 +275,7 @@ int PLAPI_Term(lapi_handle_t hndl)
                      hndl);
 
   /* Collective: every task stops sending before anyone frees. */
-  lapi_job_barrier();
+  lapi_coll_barrier(h);
   for (;;) {
     lapi_wait_until(h, quiet, h, NULL);
     /* Holding the lock, no handler of h runs; re-check under it. */
@@ -218,8 +291,12 @@ int PLAPI_Term(lapi_handle_t hndl)
   lapi_rlock_unlock(&h->lock);
 
   pthread_mutex_lock(&table_lock);
-  if (--table_live == 0)
+  __atomic_store_n(&byval[h->task_id - h->cg_first][h->index], NULL,
+                   __ATOMIC_RELEASE);
+  if (--table_live == 0) {
     lapi_dispatch_stop();
+    lapi_cpe_mode_set(LAPI_MODE_NONE, 0);
+  }
   __atomic_store_n(&h->terminating, 0, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&table_lock);
   LAPI_LOG(LAPI_LOG_INFO, "handle %u terminated", hndl);

@@ -63,10 +63,10 @@ void lapi_log_write(int level, int code, const char *func, int line,
   va_end(ap);
   if (code) {
     code_name(code, name, sizeof name);
-    fprintf(stderr, "lapi: task %u: %s:%d: %s [%s]\n", lapi_job()->task_id,
+    fprintf(stderr, "lapi: task %u: %s:%d: %s [%s]\n", lapi_ctx_task(),
             func, line, msg, name);
   } else {
-    fprintf(stderr, "lapi: task %u: %s:%d: %s\n", lapi_job()->task_id, func,
+    fprintf(stderr, "lapi: task %u: %s:%d: %s\n", lapi_ctx_task(), func,
             line, msg);
   }
   errno = saved;
@@ -90,7 +90,7 @@ void lapi_am_async_error(struct lapi_hndl *h, int code, lapi_err_t type,
   }
   lapi_log_write(LAPI_LOG_CALL, code, func, line, "%s", msg);
   lapi_handle_t hv = h->index;
-  int err = code, task = (int)lapi_job()->task_id, from = src;
+  int err = code, task = (int)h->task_id, from = src;
   lapi_err_t t = type;
   eh(&hv, &err, &t, &task, &from);
 }

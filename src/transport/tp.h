@@ -9,7 +9,7 @@
  * callers never test pointers.  lapi_tp_select() is the one place that
  * decides which transport serves a (handle, target) pair:
  *   self  target == the calling task           (src/transport/self.c)
- *   crts  target in the caller's core group    (later issue)
+ *   crts  target in the caller's core group    (src/transport/crts.c)
  *   ofi   any other task, over libfabric       (later issue)
  *
  * Requests arrive validated: src/am checked every argument and resolved
@@ -103,7 +103,9 @@ struct lapi_tp_ops {
   int (*put)(struct lapi_hndl *h, const struct lapi_tp_rma *op);
   int (*get)(struct lapi_hndl *h, const struct lapi_tp_rma *op);
   int (*rmw)(struct lapi_hndl *h, const struct lapi_tp_rmw *op);
-  /* Poll the wire once; returns the events handled (0: nothing). */
+  /* Poll the wire once; returns the events handled (0: nothing).  h is
+   * the handle a thread waits on, or NULL when the dispatcher polls for
+   * the whole process. */
   int (*progress)(struct lapi_hndl *h);
 };
 
@@ -116,6 +118,7 @@ extern const struct lapi_tp_ops *const lapi_tp_all[];
 extern const unsigned lapi_tp_count;
 
 extern const struct lapi_tp_ops lapi_tp_self;
+extern const struct lapi_tp_ops lapi_tp_crts;
 
 /* Named stubs for what a transport does not do. */
 int lapi_tp_no_init(struct lapi_hndl *h);

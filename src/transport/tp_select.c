@@ -77,12 +77,18 @@ static const struct lapi_tp_ops unreachable = {
   .progress = lapi_tp_no_progress,
 };
 
-const struct lapi_tp_ops *const lapi_tp_all[] = {&lapi_tp_self};
+const struct lapi_tp_ops *const lapi_tp_all[] = {
+  &lapi_tp_self,
+  &lapi_tp_crts, /* crts: tasks of the caller's core group */
+};
 const unsigned lapi_tp_count = sizeof lapi_tp_all / sizeof lapi_tp_all[0];
 
 const struct lapi_tp_ops *lapi_tp_select(const struct lapi_hndl *h, uint tgt)
 {
   if (tgt == h->task_id)
     return &lapi_tp_self;
+  /* crts: another CPE task of the caller's core group. */
+  if (tgt >= h->cg_first && tgt - h->cg_first < h->cg_tasks)
+    return &lapi_tp_crts;
   return &unreachable;
 }

@@ -128,7 +128,7 @@ Test(core_internals, selector_and_stubs)
   struct lapi_tp_caps caps;
   lapi_tp_self.caps(&caps);
   cr_assert(caps.strided && caps.atomics && caps.max_pkt > 0);
-  cr_assert_eq(lapi_tp_count, 1);
+  cr_assert_geq(lapi_tp_count, 1);
   cr_assert_eq(lapi_tp_all[0], &lapi_tp_self);
   cr_assert_null(lapi_hndl_get(hv + 1));
   LAPI_Term(hv);

@@ -1,0 +1,109 @@
+/*
+ * crts.c - the CRTS transport: LAPI between the tasks of one core group.
+ *
+ * The tasks of a core group are the spawned CPEs of one process (CPE-task
+ * mode, see am/lapi_cpe.c).  An origin task hands each request to the
+ * core group's dispatcher, the emulated MPE, through one lock-free queue:
+ * a stack pushed with compare-and-swap that the dispatcher takes whole
+ * with one exchange and reverses into arrival order.  No lock is taken
+ * between the origin's call and the dispatcher's pop, and 64 origins
+ * contend on one cache line only for the push itself.
+ *
+ * The dispatcher drains the queue in lapi_progress (its own loop polls
+ * every transport, see lapi_dispatch.c): puts, gets and read-modify-writes
+ * run at once, active messages go to their target handle's queue so that
+ * the handlers run under that handle's lock (crts_tp.h).  A pusher rings
+ * the process doorbell, which costs nothing unless the dispatcher sleeps;
+ * the dispatcher polls for a spin window before it does.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "transport/crts_tp.h"
+
+#define CRTS_MAX_PKT 65536
+
+static struct {
+  _Atomic(struct crts_op *) head __attribute__((aligned(64)));
+} queue;
+
+struct crts_op *crts_tp_op_new(size_t extra)
+{
+  return malloc(sizeof(struct crts_op) + extra);
+}
+
+void crts_tp_op_free(struct crts_op *op)
+{
+  free(op);
+}
+
+void crts_tp_push(struct crts_op *op)
+{
+  struct crts_op *old = atomic_load_explicit(&queue.head,
+                                             memory_order_relaxed);
+  do
+    op->qnext = old;
+  while (!atomic_compare_exchange_weak_explicit(&queue.head, &old, op,
+                                                memory_order_seq_cst,
+                                                memory_order_relaxed));
+  /* Seq_cst push, then the doorbell's sleeper count: a dispatcher that
+   * armed the bell before polls again and finds the op (lapi_wait.h). */
+  lapi_bell_ring();
+}
+
+static void run(struct crts_op *op)
+{
+  if (op->kind == CRTS_OP_AM)
+    crts_tp_am_arrive(op);
+  else
+    crts_tp_rma_run(op);
+}
+
+/* Only the dispatcher pops (the queue has one consumer): CPE tasks never
+ * run handlers or move bytes themselves. */
+static int crts_progress(struct lapi_hndl *h)
+{
+  (void)h;
+  if (!lapi_dispatch_on_thread() ||
+      atomic_load_explicit(&queue.head, memory_order_relaxed) == NULL)
+    return 0;
+  struct crts_op *lifo = atomic_exchange_explicit(&queue.head, NULL,
+                                                  memory_order_acquire);
+  struct crts_op *fifo = NULL;
+  while (lifo) {
+    struct crts_op *next = lifo->qnext;
+    lifo->qnext = fifo;
+    fifo = lifo;
+    lifo = next;
+  }
+  int n = 0;
+  while (fifo) {
+    struct crts_op *next = fifo->qnext;
+    run(fifo);
+    fifo = next;
+    n++;
+  }
+  return n;
+}
+
+static void crts_caps(struct lapi_tp_caps *caps)
+{
+  caps->max_eager = SIZE_MAX; /* the MPE reads the data where it lies */
+  caps->max_pkt = CRTS_MAX_PKT;
+  caps->max_iov = UINT32_MAX;
+  caps->strided = 1;
+  caps->atomics = 1;
+}
+
+const struct lapi_tp_ops lapi_tp_crts = {
+  .name = "crts",
+  .id = LAPI_TP_CRTS,
+  .init = lapi_tp_no_init,
+  .fini = lapi_tp_no_fini,
+  .caps = crts_caps,
+  .am_send = crts_tp_am_send,
+  .put = crts_tp_put,
+  .get = crts_tp_get,
+  .rmw = crts_tp_rmw,
+  .progress = crts_progress,
+};

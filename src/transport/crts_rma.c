@@ -1,0 +1,264 @@
+/*
+ * crts_rma.c - puts, gets and read-modify-writes between the tasks of a
+ * core group.
+ *
+ * The origin checks both sides (LDM rules, crts_tp.h), reserves the origin
+ * notification (a LAPI_Xfer handler needs an item), counts the operation
+ * as outstanding (LAPI_Fence waits for it), copies what the MPE will read
+ * later (vector descriptions, Rmw operands) into the op and pushes it.  No
+ * handler runs at the target, so the dispatcher does the whole operation
+ * when it pops it:
+ *   put   engines move org -> tgt, tgt_cntr, then org_cntr and cmpl_cntr
+ *   get   engines move tgt -> org, tgt_cntr (the data left the target),
+ *         then the origin completion handler and org_cntr
+ *   rmw   the MPE's atomic on the target variable, prev_tgt_val, org_cntr
+ * Statistics: the target handle counts a put or rmw as received, the
+ * origin a get (the bytes land at the origin).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport/crts_tp.h"
+
+#define ALIGN16(n) (((n) + 15) & ~(size_t)15)
+
+static struct lapi_hndl *peer(struct lapi_hndl *h, uint tgt, const char *api)
+{
+  struct lapi_hndl *t = lapi_hndl_peer(h, tgt);
+  if (t == NULL)
+    LAPI_FAIL_IN(api, LAPI_ERR_TGT_CONTEXT,
+                 "task %u has no active handle %u (it has not called "
+                 "LAPI_Init, or has terminated it)", tgt, h->index);
+  return t;
+}
+
+/* Both sides of a put or get; LAPI_SUCCESS or the logged code. */
+static int check_sides(struct lapi_hndl *h, struct lapi_hndl *t,
+                       const struct lapi_tp_rma *op, void *tgt_addr,
+                       const char *api)
+{
+  char why[256];
+  int rc;
+  if (op->org_vec) {
+    rc = crts_tp_check_vec(op->org_vec, h->cg_tasks, CRTS_SIDE_ORG, 0, -1,
+                           -1, why, sizeof why);
+    if (rc == LAPI_SUCCESS)
+      rc = crts_tp_check_vec(op->tgt_vec, h->cg_tasks, CRTS_SIDE_TGT, 1,
+                             h->cpe, t->cpe, why, sizeof why);
+  } else {
+    rc = crts_tp_check_buf(op->org_addr, op->len, h->cg_tasks,
+                           CRTS_SIDE_ORG, why, sizeof why);
+    if (rc == LAPI_SUCCESS)
+      rc = crts_tp_check_buf(tgt_addr, op->len, h->cg_tasks, CRTS_SIDE_TGT,
+                             why, sizeof why);
+  }
+  if (rc)
+    return LAPI_FAIL_IN(api, rc, "%s", why);
+  return LAPI_SUCCESS;
+}
+
+static int rma_submit(struct lapi_hndl *h, const struct lapi_tp_rma *op,
+                      enum crts_op_kind kind)
+{
+  const char *api = kind == CRTS_OP_PUT ? (op->org_vec ? "PLAPI_Putv"
+                                                       : "PLAPI_Put")
+                                        : (op->org_vec ? "PLAPI_Getv"
+                                                       : "PLAPI_Get");
+  struct lapi_hndl *t = peer(h, op->tgt, api);
+  if (t == NULL)
+    return LAPI_ERR_TGT_CONTEXT;
+  void *tgt_addr = crts_tp_target_addr(op->tgt_addr, h->cpe, t->cpe);
+  void *tc = crts_tp_target_addr(op->tgt_cntr, h->cpe, t->cpe);
+  int rc = check_sides(h, t, op, tgt_addr, api);
+  if (rc == LAPI_SUCCESS)
+    rc = crts_tp_check_cntr(tc, h->cg_tasks, api);
+  if (rc)
+    return rc;
+  struct lapi_am_notify note = {
+    .tgt = op->tgt, .org_cntr = op->org_cntr,
+  };
+  if (kind == CRTS_OP_PUT) {
+    note.shdlr = op->shdlr;
+    note.sinfo = op->sinfo;
+    note.cmpl_cntr = op->cmpl_cntr;
+  } else {
+    note.chndlr = op->chndlr;
+    note.cinfo = op->cinfo;
+  }
+  rc = lapi_am_notify_reserve(&note);
+  if (rc)
+    return rc;
+  size_t extra = 0;
+  if (op->org_vec)
+    extra = crts_tp_vec_size(op->org_vec) + crts_tp_vec_size(op->tgt_vec);
+  struct crts_op *c = crts_tp_op_new(extra);
+  if (c == NULL) {
+    free(note.item);
+    return LAPI_ERR_MEMORY_EXHAUSTED;
+  }
+  memset(c, 0, sizeof *c);
+  c->kind = kind;
+  c->org = h;
+  c->tgt = t;
+  c->tgt_task = op->tgt;
+  c->org_cpe = h->cpe;
+  c->tgt_cpe = t->cpe;
+  c->tgt_cntr = tc;
+  c->note = note;
+  c->rma = *op;
+  c->rma.tgt_addr = lapi_addr_u64(tgt_addr);
+  if (op->org_vec) {
+    c->rma.org_vec = crts_tp_vec_copy(op->org_vec, c->uhdr);
+    c->rma.tgt_vec = crts_tp_vec_copy(op->tgt_vec,
+                                      c->uhdr +
+                                          crts_tp_vec_size(op->org_vec));
+  }
+  __atomic_add_fetch(&h->outstanding, 1, __ATOMIC_SEQ_CST);
+  crts_tp_push(c);
+  return LAPI_SUCCESS;
+}
+
+int crts_tp_put(struct lapi_hndl *h, const struct lapi_tp_rma *op)
+{
+  return rma_submit(h, op, CRTS_OP_PUT);
+}
+
+int crts_tp_get(struct lapi_hndl *h, const struct lapi_tp_rma *op)
+{
+  return rma_submit(h, op, CRTS_OP_GET);
+}
+
+int crts_tp_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op)
+{
+  const char *api = "PLAPI_Rmw";
+  struct lapi_hndl *t = peer(h, op->tgt, api);
+  if (t == NULL)
+    return LAPI_ERR_TGT_CONTEXT;
+  char why[256];
+  void *var = crts_tp_target_addr(op->tgt_var, h->cpe, t->cpe);
+  int rc = crts_tp_check_buf(var, (size_t)op->size, h->cg_tasks,
+                             CRTS_SIDE_TGT, why, sizeof why);
+  if (rc == LAPI_SUCCESS && op->prev)
+    rc = crts_tp_check_buf(op->prev, (size_t)op->size, h->cg_tasks,
+                           CRTS_SIDE_ORG, why, sizeof why);
+  if (rc == LAPI_SUCCESS && (uintptr_t)var % (uintptr_t)op->size != 0) {
+    snprintf(why, sizeof why, "tgt_var %p is not aligned to its %d bytes: "
+             "an atomic needs an aligned variable", var, op->size);
+    rc = LAPI_ERR_TGT_VAR_NULL;
+  }
+  if (rc)
+    return LAPI_FAIL_IN(api, rc, "%s", why);
+  struct lapi_am_notify note = {
+    .tgt = op->tgt, .shdlr = op->shdlr, .sinfo = op->sinfo,
+    .org_cntr = op->org_cntr,
+  };
+  rc = lapi_am_notify_reserve(&note);
+  if (rc)
+    return rc;
+  struct crts_op *c = crts_tp_op_new(0);
+  if (c == NULL) {
+    free(note.item);
+    return LAPI_ERR_MEMORY_EXHAUSTED;
+  }
+  memset(c, 0, sizeof *c);
+  c->kind = CRTS_OP_RMW;
+  c->org = h;
+  c->tgt = t;
+  c->tgt_task = op->tgt;
+  c->note = note;
+  c->rmw = *op;
+  c->rmw.tgt_var = lapi_addr_u64(var);
+  /* The operands are read later by the MPE: keep a copy. */
+  int nin = op->op == COMPARE_AND_SWAP ? 2 : 1;
+  for (int i = 0; i < nin; i++)
+    c->in[i] = op->size == 8 ? ((const long long *)op->in_val)[i]
+                             : ((const int *)op->in_val)[i];
+  c->rmw.in_val = c->in;
+  __atomic_add_fetch(&h->outstanding, 1, __ATOMIC_SEQ_CST);
+  crts_tp_push(c);
+  return LAPI_SUCCESS;
+}
+
+/* ------------------------------------------------------- at the MPE */
+
+/* *var = f(*var, in); returns the old value (COMPARE_AND_SWAP: TRUE if it
+ * swapped, else FALSE). */
+static long long atomic64(long long *var, const long long *in, RMW_ops_t op)
+{
+  switch (op) {
+  case FETCH_AND_ADD:
+    return __atomic_fetch_add(var, in[0], __ATOMIC_SEQ_CST);
+  case FETCH_AND_OR:
+    return __atomic_fetch_or(var, in[0], __ATOMIC_SEQ_CST);
+  case SWAP:
+    return __atomic_exchange_n(var, in[0], __ATOMIC_SEQ_CST);
+  default: {
+    long long want = in[0];
+    return __atomic_compare_exchange_n(var, &want, in[1], 0, __ATOMIC_SEQ_CST,
+                                       __ATOMIC_SEQ_CST) ? TRUE : FALSE;
+  }
+  }
+}
+
+static int atomic32(int *var, const long long *in, RMW_ops_t op)
+{
+  int a = (int)in[0], b = (int)in[1];
+  switch (op) {
+  case FETCH_AND_ADD:
+    return __atomic_fetch_add(var, a, __ATOMIC_SEQ_CST);
+  case FETCH_AND_OR:
+    return __atomic_fetch_or(var, a, __ATOMIC_SEQ_CST);
+  case SWAP:
+    return __atomic_exchange_n(var, a, __ATOMIC_SEQ_CST);
+  default:
+    return __atomic_compare_exchange_n(var, &a, b, 0, __ATOMIC_SEQ_CST,
+                                       __ATOMIC_SEQ_CST) ? TRUE : FALSE;
+  }
+}
+
+static size_t run_rmw(struct crts_op *c)
+{
+  void *var = lapi_addr_ptr(c->rmw.tgt_var);
+  if (c->rmw.size == 8) {
+    long long old = atomic64(var, c->in, c->rmw.op);
+    if (c->rmw.prev)
+      *(long long *)c->rmw.prev = old;
+  } else {
+    int old = atomic32(var, c->in, c->rmw.op);
+    if (c->rmw.prev)
+      *(int *)c->rmw.prev = old;
+  }
+  return (size_t)c->rmw.size;
+}
+
+void crts_tp_rma_run(struct crts_op *c)
+{
+  struct lapi_tp_rma *r = &c->rma;
+  size_t moved;
+  switch (c->kind) {
+  case CRTS_OP_PUT:
+    moved = r->org_vec ? crts_tp_move(r->org_vec, r->tgt_vec, CRTS_XLATE_DST,
+                                      c->org_cpe, c->tgt_cpe, "LAPI_Putv")
+                       : crts_tp_move_buf(lapi_addr_ptr(r->tgt_addr),
+                                          r->org_addr, r->len, "LAPI_Put");
+    lapi_am_stat_recv(c->tgt, LAPI_TP_CRTS, moved);
+    break;
+  case CRTS_OP_GET:
+    moved = r->org_vec ? crts_tp_move(r->tgt_vec, r->org_vec, CRTS_XLATE_SRC,
+                                      c->org_cpe, c->tgt_cpe, "LAPI_Getv")
+                       : crts_tp_move_buf(r->org_addr,
+                                          lapi_addr_ptr(r->tgt_addr), r->len,
+                                          "LAPI_Get");
+    lapi_am_stat_recv(c->org, LAPI_TP_CRTS, moved);
+    break;
+  default:
+    lapi_am_stat_recv(c->tgt, LAPI_TP_CRTS, run_rmw(c));
+    break;
+  }
+  if (c->tgt_cntr)
+    lapi_cntr_bump(c->tgt_cntr, (int)c->org->task_id);
+  lapi_am_origin_landed(c->org);
+  lapi_am_notify_fire(c->org, &c->note);
+  crts_tp_op_free(c);
+}
