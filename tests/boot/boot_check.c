@@ -20,6 +20,7 @@
  *                     the others have left the job (exit 0)
  *   print             each rank prints two lines, to stdout and stderr
  *   unreachable       lapi_boot_get() must fail (bad LAPIRUN_ADDR)
+ *   echo ARGS...      print each argument as "arg <...>" (no bootstrap)
  */
 #include <signal.h>
 #include <stdint.h>
@@ -223,6 +224,10 @@ int main(int argc, char **argv)
     fprintf(stderr, "err line of %d\n", b->rank);
     /* A last line without newline still comes out whole. */
     printf("tail of %d", b->rank);
+  } else if (strcmp(mode, "echo") == 0) {
+    for (int i = 2; i < argc; i++)
+      printf("arg <%s>\n", argv[i]);
+    return 0;
   } else if (strcmp(mode, "unreachable") == 0) {
     struct lapi_boot *b = lapi_boot_get();
     CHECK(b == NULL, "lapi_boot_get() joined an unreachable exchange");

@@ -53,6 +53,26 @@ apart)
   count "$out" '^PASS info$' 3
   expect "$out" '^rank 2 size 3 local 0/1'
   ;;
+ssh)
+  # A stand-in for ssh that, like ssh, joins its words for a shell:
+  # lapirun quotes them, so ';', spaces and quotes arrive intact.
+  dir=$(mktemp -d)
+  trap 'rm -rf "$out" "$err" "$dir"' EXIT
+  cat >"$dir/ssh" <<'SH'
+#!/bin/sh
+while [ $# -gt 0 ]; do case $1 in -*) shift ;; *) break ;; esac; done
+shift
+exec sh -c "$*"
+SH
+  chmod +x "$dir/ssh"
+  run 0 -n 2 --provider 'tcp;ofi_rxm' --host-cmd "$dir/ssh -n node{rank}" \
+    "$CHECK" info 'tcp;ofi_rxm' apart
+  count "$out" '^PASS info$' 2
+  run 0 -n 1 --host-cmd "$dir/ssh node{rank}" "$CHECK" echo "a b" "it's" '$HOME'
+  expect "$out" '^arg <a b>$'
+  expect "$out" "^arg <it's>\$"
+  expect "$out" '^arg <\$HOME>$'
+  ;;
 coll2)
   run 0 -n 2 "$CHECK" coll 500
   count "$out" '^PASS coll$' 2

@@ -9,7 +9,9 @@
  * status and brings the whole job down: SIGTERM to every CG's process
  * group, SIGKILL after LR_GRACE_MS.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pipe2, signalfd */
+#endif
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>

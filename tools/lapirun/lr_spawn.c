@@ -7,13 +7,16 @@
  * With --host-cmd the CG's settings are passed as `env VAR=VALUE ...`
  * words on the command line, because ssh does not carry the environment.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pipe2, signalfd */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "lapirun.h"
@@ -112,12 +115,56 @@ static int cg_env(const struct lr_opts *o, const struct lr_cg *c,
   return n;
 }
 
+/*
+ * Does the command hand our words to a remote shell, which splits them
+ * again (ssh, rsh)?  Then each word is quoted for it: a provider such as
+ * "tcp;ofi_rxm" or an argument with a space arrives as one word.
+ */
+static int remote_shell(const char *cmd)
+{
+  while (*cmd == ' ' || *cmd == '\t')
+    cmd++;
+  size_t n = strcspn(cmd, " \t");
+  const char *base = cmd + n;
+  while (base > cmd && base[-1] != '/')
+    base--;
+  size_t bl = (size_t)(cmd + n - base);
+  return (bl == 3 && (!strncmp(base, "ssh", 3) || !strncmp(base, "rsh", 3)));
+}
+
+/* 'word' with each ' written as '\'' (malloc'd; the child execs soon). */
+static char *shell_quote(const char *w)
+{
+  size_t n = 3;
+  for (const char *p = w; *p; p++)
+    n += *p == '\'' ? 4 : 1;
+  char *q = malloc(n), *o = q;
+  if (q == NULL)
+    return (char *)w;
+  *o++ = '\'';
+  for (const char *p = w; *p; p++) {
+    if (*p == '\'') {
+      memcpy(o, "'\\''", 4);
+      o += 4;
+    } else {
+      *o++ = *p;
+    }
+  }
+  *o++ = '\'';
+  *o = '\0';
+  return q;
+}
+
 /* In the child: never returns. */
 static void child_exec(const struct lr_opts *o, const struct lr_cg *c,
                        char vars[LR_NVARS][320], int nvars, int out_w,
-                       int err_w)
+                       int err_w, pid_t parent)
 {
   setpgid(0, 0);
+  /* If lapirun is killed outright, its CGs do not live on. */
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent)
+    _exit(128 + SIGTERM);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
@@ -152,11 +199,12 @@ static void child_exec(const struct lr_opts *o, const struct lr_cg *c,
       av[k++] = "-c";
       av[k++] = script;
       av[k++] = "lapirun";
+      int remote = remote_shell(c->host_cmd);
       av[k++] = "env";
       for (int i = 0; i < nvars; i++)
-        av[k++] = vars[i];
+        av[k++] = remote ? shell_quote(vars[i]) : vars[i];
       for (int i = 0; i < argc; i++)
-        av[k++] = o->argv[i];
+        av[k++] = remote ? shell_quote(o->argv[i]) : o->argv[i];
       av[k] = NULL;
       execv("/bin/sh", av);
     }
@@ -188,6 +236,7 @@ int lr_spawn(const struct lr_opts *o, struct lr_cg *c, const char *addr,
     return -1;
   }
   fflush(NULL);
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     fprintf(stderr, "lapirun: fork: %s\n", strerror(errno));
@@ -198,7 +247,7 @@ int lr_spawn(const struct lr_opts *o, struct lr_cg *c, const char *addr,
     return -1;
   }
   if (pid == 0)
-    child_exec(o, c, vars, nvars, po[1], pe[1]);
+    child_exec(o, c, vars, nvars, po[1], pe[1], parent);
   /* Both sides set the group: no race with an early kill(-pid). */
   setpgid(pid, pid);
   close(po[1]);
