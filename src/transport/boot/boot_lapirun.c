@@ -156,7 +156,10 @@ static long lr_fetch_add(struct lapi_boot *b, int id, long add)
 static void lr_fini(struct lapi_boot *b)
 {
   struct lapirun_boot *l = b->impl;
-  pthread_mutex_lock(&l->mu);
+  /* At exit another thread may still wait in a collective: then leave
+   * without a goodbye (the exchange sees the connection close). */
+  if (pthread_mutex_trylock(&l->mu) != 0)
+    return;
   if (l->fd >= 0) {
     /* A short wait: at exit nobody should be held up by a dead server. */
     int64_t deadline = boot_now_ms() + (l->timeout_s < 2 ? l->timeout_s : 2)
