@@ -20,6 +20,8 @@
  *                     the others have left the job (exit 0)
  *   print             each rank prints two lines, to stdout and stderr
  *   unreachable       lapi_boot_get() must fail (bad LAPIRUN_ADDR)
+ *   mismatch          rank 0 all-gathers 8 bytes, the others call a
+ *                     barrier: every CG's call must fail, none hang
  *   echo ARGS...      print each argument as "arg <...>" (no bootstrap)
  */
 #include <signal.h>
@@ -224,6 +226,13 @@ int main(int argc, char **argv)
     fprintf(stderr, "err line of %d\n", b->rank);
     /* A last line without newline still comes out whole. */
     printf("tail of %d", b->rank);
+  } else if (strcmp(mode, "mismatch") == 0) {
+    struct lapi_boot *b = join();
+    CHECK(b->barrier(b) == 0, "first barrier");
+    int64_t v = 1, all[64];
+    int rc = b->rank == 0 && b->size <= 64 ? b->allgather(b, &v, 8, all)
+                                           : b->barrier(b);
+    CHECK(rc == -1, "a mismatched collective succeeded");
   } else if (strcmp(mode, "echo") == 0) {
     for (int i = 2; i < argc; i++)
       printf("arg <%s>\n", argv[i]);

@@ -87,6 +87,11 @@ leave)
   count "$out" '^PASS leave$' 1
   expect "$err" 'rank 0: collective round 1 cannot complete: rank [12] '
   ;;
+mismatch)
+  run 0 -n 3 "$CHECK" mismatch
+  count "$out" '^PASS mismatch$' 3
+  count "$err" "collective round 1 cannot complete: .*collective calls differ" 3
+  ;;
 exit)
   run 3 -n 3 "$CHECK" exit 1 3
   expect "$err" '^lapirun: rank 1 \(pid [0-9]+\) exited with code 3: ending the job$'

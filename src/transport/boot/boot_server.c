@@ -274,21 +274,25 @@ static void on_gather(struct boot_srv *s, struct srv_conn *c,
                  (unsigned long long)round, why);
       return;
     }
-  if (round != s->round || r->pending) {
-    conn_error(c, "rank %d is out of step: it sent collective round %llu "
-               "while the job is at round %llu (every CG must make the same "
-               "collective calls in the same order)", c->rank,
-               (unsigned long long)round, (unsigned long long)s->round);
-    return;
-  }
-  if (len > BOOT_MAX_GATHER) {
-    conn_error(c, "an all-gather of %u bytes per CG is above the limit of %u",
-               len, BOOT_MAX_GATHER);
-    return;
-  }
-  r->data = len ? malloc(len) : NULL;
-  if (len && r->data == NULL) {
-    conn_error(c, "the exchange ran out of memory");
+  /* A round one rank cannot join is a round nobody completes: fail it
+   * for everyone rather than leave the others waiting. */
+  char why[256] = "";
+  if (round != s->round || r->pending)
+    snprintf(why, sizeof why, "rank %d is out of step: it sent collective "
+             "round %llu while the job is at round %llu (every CG must make "
+             "the same collective calls in the same order)", c->rank,
+             (unsigned long long)round, (unsigned long long)s->round);
+  else if (len > BOOT_MAX_GATHER ||
+           (uint64_t)len * (uint64_t)s->size + 64 > BOOT_MAX_FRAME)
+    snprintf(why, sizeof why, "rank %d asked for an all-gather of %u bytes "
+             "per CG, above the limit (%u bytes per CG, %u for the whole "
+             "table)", c->rank, len, BOOT_MAX_GATHER, BOOT_MAX_FRAME - 64);
+  else if ((r->data = len ? malloc(len) : NULL) == NULL && len)
+    snprintf(why, sizeof why, "the exchange ran out of memory");
+  if (why[0]) {
+    srv_break(s, why);
+    conn_error(c, "collective round %llu cannot complete: %s",
+               (unsigned long long)s->round, s->broken);
     return;
   }
   if (len)
@@ -300,7 +304,6 @@ static void on_gather(struct boot_srv *s, struct srv_conn *c,
   c->next_ping = boot_now_ms() + c->ping_ms;
   for (int i = 0; i < s->size; i++)
     if (s->r[i].pending && s->r[i].len != len) {
-      char why[160];
       snprintf(why, sizeof why, "rank %d passed %u bytes and rank %d %u "
                "bytes (a barrier is 0): the CGs' collective calls differ",
                i, s->r[i].len, c->rank, len);
@@ -467,7 +470,8 @@ static void conn_read(struct boot_srv *s, struct srv_conn *c)
   size_t off = 0;
   while (!c->closing && c->in_len - off >= 5) {
     uint32_t body = boot_get32(c->in + off);
-    if (body == 0 || body > BOOT_MAX_FRAME) {
+    /* A client sends at most one all-gather contribution per frame. */
+    if (body == 0 || body > BOOT_MAX_GATHER + 64) {
       srv_say(s, "a client sent a frame of %u bytes: closing it", body);
       c->dead = 1;
       break;
