@@ -110,7 +110,8 @@ void lapif_am_prepare(lapi_handle_t hndl, lapif_addr hdr, void *uhdr,
 int lapif_addr_set(lapi_handle_t hndl, lapif_addr fn, int idx);
 /* What LAPI_ADDR_GET reports: the Fortran procedure for our slots. */
 int lapif_addr_get(lapi_handle_t hndl, lapif_addr *out, int idx);
-/* Forget the Fortran handlers of a handle (LAPI_INIT, LAPI_TERM). */
+/* Forget the Fortran handlers an earlier instance left in the slot of a
+ * new handle (LAPI_INIT). */
 void lapif_handle_reset(lapi_handle_t hndl);
 
 /*

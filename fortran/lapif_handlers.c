@@ -22,6 +22,7 @@
  * user_info the header handler chose goes through untouched and no
  * memory is allocated per message.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "am/lapi_am.h"
@@ -42,37 +43,70 @@ static lapif_addr lapif_nothing[2];
 
 /* --------------------------------------- Fortran header handler table */
 
-/* ftab[h][i]: the Fortran handler registered under index i of handle h
- * (atomic entries: the dispatcher reads them while the program sets
- * them).  fused[h]: something was registered since LAPI_INIT. */
-static lapif_addr ftab[LAPI_AM_MAX_HANDLES][LAPI_AM_ADDRTBL_SZ];
-static int fused[LAPI_AM_MAX_HANDLES];
+/*
+ * ftab[slot][i]: the Fortran handler registered under index i of the
+ * handle instance in that slot of the core's table (CPE tasks of one
+ * process share handle values, not slots).  A table is allocated on the
+ * first LAPI_ADDR_SET of its slot and kept, like the slot; entries are
+ * atomic (the dispatcher reads them while the program sets them).  An
+ * entry counts only while the C slot of the index holds lapif_hdr_entry,
+ * so what a handle registered from C is never taken for Fortran.
+ */
+#define LAPIF_MAX_SLOTS (64 * LAPI_AM_MAX_HANDLES) /* the core's table */
 
-static lapif_addr ftab_get(lapi_handle_t h, uint64_t idx)
+static lapif_addr *ftab[LAPIF_MAX_SLOTS];
+
+static void *lapif_hdr_entry(lapi_handle_t *hndl, void *uhdr, uint *uhdr_len,
+                             ulong *len, compl_hndlr_t **comp_h, void **uinfo);
+
+static lapif_addr *ftab_of(const struct lapi_hndl *h, int create)
 {
-  if (h >= LAPI_AM_MAX_HANDLES || idx == 0 || idx >= LAPI_AM_ADDRTBL_SZ)
-    return 0;
-  return __atomic_load_n(&ftab[h][idx], __ATOMIC_ACQUIRE);
+  if (h == NULL || h->slot >= LAPIF_MAX_SLOTS)
+    return NULL;
+  lapif_addr *t = __atomic_load_n(&ftab[h->slot], __ATOMIC_ACQUIRE);
+  if (t != NULL || !create)
+    return t;
+  lapif_addr *fresh = calloc(LAPI_AM_ADDRTBL_SZ, sizeof *fresh);
+  if (fresh == NULL)
+    return NULL;
+  if (!__atomic_compare_exchange_n(&ftab[h->slot], &t, fresh, 0,
+                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    free(fresh); /* another thread was first: t is its table */
+    return t;
+  }
+  return fresh;
 }
 
-/* The index fn is registered under on handle h, or 0. */
-static uint32_t ftab_find(lapi_handle_t h, lapif_addr fn)
+/* The Fortran handler under index idx of h, or 0. */
+static lapif_addr ftab_get(const struct lapi_hndl *h, uint64_t idx)
 {
-  if (h >= LAPI_AM_MAX_HANDLES || !__atomic_load_n(&fused[h], __ATOMIC_ACQUIRE))
+  if (idx == 0 || idx >= LAPI_AM_ADDRTBL_SZ)
+    return 0;
+  lapif_addr *t = ftab_of(h, 0);
+  if (t == NULL || __atomic_load_n(&h->addr_tbl[idx], __ATOMIC_ACQUIRE) !=
+                       (void *)lapif_hdr_entry)
+    return 0;
+  return __atomic_load_n(&t[idx], __ATOMIC_ACQUIRE);
+}
+
+/* The index fn is registered under on h, or 0. */
+static uint32_t ftab_find(const struct lapi_hndl *h, lapif_addr fn)
+{
+  if (ftab_of(h, 0) == NULL)
     return 0;
   for (uint32_t i = 1; i < LAPI_AM_ADDRTBL_SZ; i++)
-    if (__atomic_load_n(&ftab[h][i], __ATOMIC_ACQUIRE) == fn)
+    if (ftab_get(h, i) == fn)
       return i;
   return 0;
 }
 
-void lapif_handle_reset(lapi_handle_t h)
+void lapif_handle_reset(lapi_handle_t hndl)
 {
-  if (h >= LAPI_AM_MAX_HANDLES)
+  lapif_addr *t = ftab_of(lapi_hndl_get(hndl), 0);
+  if (t == NULL)
     return;
   for (int i = 0; i < LAPI_AM_ADDRTBL_SZ; i++)
-    __atomic_store_n(&ftab[h][i], 0, __ATOMIC_RELEASE);
-  __atomic_store_n(&fused[h], 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&t[i], 0, __ATOMIC_RELEASE);
 }
 
 /* --------------------------------------------------- header trampoline */
@@ -94,7 +128,7 @@ static void *lapif_hdr_entry(lapi_handle_t *hndl, void *uhdr, uint *uhdr_len,
   memcpy(&env, uhdr, sizeof env);
   lapif_addr fn = 0;
   if (env.magic == LAPIF_MAGIC)
-    fn = env.index ? ftab_get(*hndl, env.index) : (lapif_addr)env.fn;
+    fn = env.index ? ftab_get(h, env.index) : (lapif_addr)env.fn;
   if (fn == 0) {
     if (h != NULL)
       LAPI_ASYNC_ERROR(h, LAPI_ERR_HDR_HNDLR_NULL, AM_ERR, -1,
@@ -144,13 +178,14 @@ void lapif_am_prepare(lapi_handle_t hndl, lapif_addr hdr, void *uhdr,
   if (hdr == 0)
     return; /* LAPI_ERR_HDR_HNDLR_NULL, in the C order of checks */
 
+  const struct lapi_hndl *h = lapi_hndl_get(hndl);
   uint32_t index;
   if ((uint64_t)hdr < LAPI_AM_ADDRTBL_SZ) {
-    if (ftab_get(hndl, (uint64_t)hdr) == 0)
+    if (ftab_get(h, (uint64_t)hdr) == 0)
       return; /* a C handler, or an empty slot the C call reports */
     index = (uint32_t)hdr;
   } else {
-    index = ftab_find(hndl, hdr);
+    index = ftab_find(h, hdr);
   }
   if (uhdr_len % 4 != 0 || uhdr_len > LAPI_AM_MAX_UHDR ||
       (uhdr == NULL && uhdr_len != 0))
@@ -180,19 +215,22 @@ void lapif_am_prepare(lapi_handle_t hndl, lapif_addr hdr, void *uhdr,
 
 int lapif_addr_set(lapi_handle_t hndl, lapif_addr fn, int idx)
 {
-  int ours = hndl < LAPI_AM_MAX_HANDLES && idx >= 1 &&
-             idx < LAPI_AM_ADDRTBL_SZ;
-  lapif_addr old = 0;
+  lapif_addr *t = NULL, old = 0;
+  if (idx >= 1 && idx < LAPI_AM_ADDRTBL_SZ) {
+    struct lapi_hndl *h = lapi_hndl_get(hndl);
+    t = ftab_of(h, fn != 0);
+    if (h != NULL && fn != 0 && t == NULL)
+      return LAPI_FAIL(LAPI_ERR_MEMORY_EXHAUSTED,
+                       "LAPI_ADDR_SET: no memory for the Fortran handler "
+                       "table of handle %u", hndl);
+  }
   /* The Fortran entry first: a message may arrive the moment the C
    * slot holds the trampoline. */
-  if (ours) {
-    old = __atomic_exchange_n(&ftab[hndl][idx], fn, __ATOMIC_ACQ_REL);
-    if (fn)
-      __atomic_store_n(&fused[hndl], 1, __ATOMIC_RELEASE);
-  }
+  if (t != NULL)
+    old = __atomic_exchange_n(&t[idx], fn, __ATOMIC_ACQ_REL);
   int rc = LAPI_Addr_set(hndl, fn ? (void *)lapif_hdr_entry : NULL, idx);
-  if (rc != LAPI_SUCCESS && ours)
-    __atomic_store_n(&ftab[hndl][idx], old, __ATOMIC_RELEASE);
+  if (rc != LAPI_SUCCESS && t != NULL)
+    __atomic_store_n(&t[idx], old, __ATOMIC_RELEASE);
   return rc;
 }
 
@@ -203,7 +241,7 @@ int lapif_addr_get(lapi_handle_t hndl, lapif_addr *out, int idx)
   if (rc != LAPI_SUCCESS)
     return rc;
   if (a == (void *)lapif_hdr_entry)
-    *out = ftab_get(hndl, (uint64_t)idx);
+    *out = ftab_get(lapi_hndl_get(hndl), (uint64_t)idx);
   else
     *out = (lapif_addr)(intptr_t)a;
   return LAPI_SUCCESS;

@@ -49,10 +49,7 @@ void LAPIF_FN(lapi_init, LAPI_INIT)(lapif_int *hndl, void *info,
 
 void LAPIF_FN(lapi_term, LAPI_TERM)(lapif_int *hndl, lapif_int *ierror)
 {
-  int rc = LAPI_Term((lapi_handle_t)*hndl);
-  if (rc == LAPI_SUCCESS)
-    lapif_handle_reset((lapi_handle_t)*hndl);
-  lapif_set(ierror, rc);
+  lapif_set(ierror, LAPI_Term((lapi_handle_t)*hndl));
 }
 
 void LAPIF_FN(lapi_qenv, LAPI_QENV)(lapif_int *hndl, lapif_int *query,
