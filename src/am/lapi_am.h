@@ -140,6 +140,8 @@ struct lapi_hndl {
   struct lapi_rlock lock;
 
   long outstanding;       /* sent, not landed, atomic */
+  int faults;             /* peers a transport declared gone, atomic:
+                             counter waits then give up after TIMEOUT */
   int evt;                /* futex: something changed for h's waiters */
   int evt_sleepers;       /* threads asleep on evt (CPE tasks), atomic */
   unsigned long sends_done, recvs_done; /* for LAPI_Msgpoll, atomic */

@@ -114,6 +114,7 @@ static void slot_setup(struct lapi_hndl *h, const lapi_info_t *info,
   h->qhead = h->qtail = NULL;
   __atomic_store_n(&h->pending, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&h->outstanding, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&h->faults, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&h->sends_done, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&h->recvs_done, 0, __ATOMIC_RELAXED);
   memset(h->stats, 0, sizeof h->stats);

@@ -3,12 +3,14 @@
  *
  * The selector is the only code that knows the topology: the caller's
  * own task goes through the loopback; a task of the caller's core group
- * will go through the CRTS engines and any other task over libfabric
- * (later issues add them here and to lapi_tp_all).  Until then a target
- * no transport reaches gets `unreachable`, whose every operation
- * answers LAPI_ERR_NO_CONNECTIVITY.
+ * through the CRTS engines; any other task (another core group, another
+ * process) over libfabric (src/transport/ofi), which answers
+ * LAPI_ERR_NO_CONNECTIVITY for a task it cannot reach.
  */
 #include "am/lapi_am.h"
+
+/* src/transport/ofi/ofi_origin.c */
+extern const struct lapi_tp_ops lapi_tp_ofi;
 
 int lapi_tp_no_init(struct lapi_hndl *h)
 {
@@ -64,22 +66,10 @@ int lapi_tp_no_progress(struct lapi_hndl *h)
   return 0;
 }
 
-static const struct lapi_tp_ops unreachable = {
-  .name = "none",
-  .id = LAPI_TP_OFI, /* where such traffic will go */
-  .init = lapi_tp_no_init,
-  .fini = lapi_tp_no_fini,
-  .caps = lapi_tp_no_caps,
-  .am_send = lapi_tp_no_am_send,
-  .put = lapi_tp_no_put,
-  .get = lapi_tp_no_get,
-  .rmw = lapi_tp_no_rmw,
-  .progress = lapi_tp_no_progress,
-};
-
 const struct lapi_tp_ops *const lapi_tp_all[] = {
   &lapi_tp_self,
   &lapi_tp_crts, /* crts: tasks of the caller's core group */
+  &lapi_tp_ofi,  /* ofi: tasks of other core groups */
 };
 const unsigned lapi_tp_count = sizeof lapi_tp_all / sizeof lapi_tp_all[0];
 
@@ -90,5 +80,5 @@ const struct lapi_tp_ops *lapi_tp_select(const struct lapi_hndl *h, uint tgt)
   /* crts: another CPE task of the caller's core group. */
   if (tgt >= h->cg_first && tgt - h->cg_first < h->cg_tasks)
     return &lapi_tp_crts;
-  return &unreachable;
+  return &lapi_tp_ofi;
 }

@@ -1,0 +1,431 @@
+/*
+ * ofi.h - internals of the libfabric transport (src/transport/ofi).
+ *
+ * One RDM endpoint per core group (process), shared by every LAPI handle
+ * of the process: packets name the handle index, instance k talks to
+ * instance k.  One completion queue, one address vector holding every
+ * CG's address (exchanged with the bootstrap's all-gather), one lock
+ * (`ofi.lock`) over every libfabric call and every field below, and one
+ * progress thread that alone reads the CQ.  docs/PROTOCOL.md describes
+ * the wire format and the protocols; the files are:
+ *   ofi_fabric.c   provider choice, endpoint, AV, memory registration,
+ *                  LAPI_Init / LAPI_Term of the transport
+ *   ofi_progress.c the progress thread, CQ completions, timeouts, faults
+ *   ofi_send.c     packet buffers, credits, sends with -FI_EAGAIN retry
+ *   ofi_origin.c   the tp ops: AM, put, get, rmw at the origin; FIN
+ *   ofi_sink.c     arrivals: header handlers, eager data, RMA reads and
+ *                  the pipelined packed path, completion
+ *   ofi_wire.c     packet layouts, checks and vector descriptions
+ */
+#ifndef LAPI_OFI_H
+#define LAPI_OFI_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include "am/lapi_am.h"
+#include "vec/lapi_vec.h"
+
+/* ------------------------------------------------------------- the wire */
+
+#define OFI_WIRE_MAGIC 0x4c4f4631u /* "LOF1": magic and wire version */
+
+enum ofi_msg_type {
+  OFI_M_RTS = 1,   /* a data transfer starts: AM, PUT or GET reply */
+  OFI_M_GET,       /* origin asks the target for data */
+  OFI_M_RMW,       /* atomic at the target */
+  OFI_M_RMW_REPLY, /* its previous value */
+  OFI_M_PULL,      /* sink asks the source for a chunk (packed path) */
+  OFI_M_DATA,      /* the chunk */
+  OFI_M_FIN,       /* sink is done with a source's transfer */
+  OFI_M_PING,      /* liveness probe of the progress thread */
+  OFI_M_PONG,
+  OFI_M_LAST
+};
+
+/* What an RTS carries. */
+enum ofi_kind { OFI_K_AM = 1, OFI_K_PUT, OFI_K_GETREPLY };
+
+/* How the sink gets the data of an RTS. */
+enum ofi_mode {
+  OFI_MODE_EAGER = 0, /* in the packet */
+  OFI_MODE_RMA,       /* RMA reads of the source's registered segments */
+  OFI_MODE_PULL,      /* PULL / DATA chunks, packed by the source */
+};
+
+/* Streams a sink may pull from a source transfer. */
+enum { OFI_STREAM_DATA = 0, OFI_STREAM_DESC = 1 };
+
+/* Every packet starts with this (little-endian hosts only, as libfabric's
+ * own RDM providers between like hosts). */
+struct ofi_hdr {
+  uint32_t magic;
+  uint8_t type;
+  uint8_t flags;
+  uint16_t hndl;  /* LAPI handle index, same on both sides */
+  uint32_t src;   /* sending task */
+  uint32_t len;   /* packet bytes, this header included */
+  uint64_t id;    /* transfer id (see each type) */
+};
+
+/* A registered piece of the source, for RMA reads. */
+struct ofi_seg {
+  uint64_t addr;  /* the source's virtual address */
+  uint64_t len;
+  uint64_t key;
+};
+
+/*
+ * RTS, id = the source transfer.  Followed by, each 8-aligned:
+ * nseg ofi_seg, uhdr (uhdr_len), desc (desc_len when inline), data
+ * (data_len when EAGER).
+ */
+struct ofi_rts {
+  struct ofi_hdr h;
+  uint8_t kind, mode, desc_inline, strided; /* strided: segs[0] is an
+                                              extent read as blocks */
+  uint32_t uhdr_len;
+  uint64_t hdr_hdl;
+  uint64_t tgt_cntr;
+  uint64_t cookie;    /* GETREPLY: the origin's get transfer */
+  uint64_t data_len;  /* stream bytes */
+  uint64_t desc_len;
+  uint32_t nseg;
+  uint32_t shape;     /* AM: 0 Amsend, else 1 + the origin's vec_type */
+  uint64_t s_block, s_stride, s_num; /* strided RMA source */
+};
+
+/* GET, id = the origin's transfer.  Followed by desc when inline. */
+struct ofi_get {
+  struct ofi_hdr h;
+  uint64_t tgt_cntr;
+  uint64_t data_len;  /* bytes the origin takes */
+  uint64_t desc_len;  /* description of the target's memory */
+  uint8_t desc_inline, pad[7];
+};
+
+struct ofi_rmw {
+  struct ofi_hdr h;   /* id = the origin's transfer */
+  uint32_t op, size;
+  uint64_t tgt_var;
+  int64_t in[2];
+};
+
+struct ofi_rmw_reply {
+  struct ofi_hdr h;   /* id = the origin's transfer */
+  int64_t prev;
+  int32_t status, pad;
+};
+
+struct ofi_pull {
+  struct ofi_hdr h;   /* id = the source transfer */
+  uint64_t sink;      /* the sink's transfer */
+  uint64_t offset, len;
+  uint32_t stream, pad;
+};
+
+struct ofi_data {
+  struct ofi_hdr h;   /* id = the sink's transfer */
+  uint64_t offset;
+  uint32_t stream, pad;
+  /* bytes follow */
+};
+
+struct ofi_fin {
+  struct ofi_hdr h;   /* id = the source transfer */
+  int32_t status;     /* LAPI_SUCCESS or the code the sink reported */
+  int32_t pad;
+};
+
+/* Vector descriptions (desc): u32 vec_type, u32 num_vecs, then
+ *   IOVECTOR, GENERIC  num_vecs pairs {u64 addr, u64 len}
+ *   STRIDED            u64 base, u64 block, u64 stride
+ * An Amsend (contiguous) shape is IOVECTOR of one segment.  The addresses
+ * are the describing side's (0 where the reader must not use them). */
+#define OFI_DESC_HEAD 8
+
+static inline size_t ofi_align8(size_t n)
+{
+  return (n + 7) & ~(size_t)7;
+}
+
+/* ---------------------------------------------------------- transfers */
+
+/* Roles of a transfer record. */
+enum ofi_role {
+  OFI_R_SOURCE = 1, /* our memory is read: AM/PUT origin, GET target */
+  OFI_R_SINK,       /* our memory is written: AM/PUT target, GET origin */
+  OFI_R_GET,        /* a get request at the origin (then a SINK) */
+  OFI_R_RMW,        /* an rmw request at the origin */
+};
+
+/* Kinds of completions: the first two fields of every posted context. */
+enum ofi_ctx_kind { OFI_C_SEND = 1, OFI_C_RECV, OFI_C_READ };
+
+struct ofi_ctx {
+  struct fi_context2 fi; /* first: FI_CONTEXT / FI_CONTEXT2 mode */
+  int kind;
+};
+
+/* A packet buffer: sends and posted receives. */
+struct ofi_buf {
+  struct ofi_ctx c;
+  struct ofi_buf *next;  /* free list, retry queue */
+  uint peer;             /* send: destination task */
+  size_t len;            /* send: bytes to send */
+  struct fid_mr *mr;
+  void *desc;
+  uint64_t xfer;         /* send: transfer to fail if the send fails */
+  unsigned char *mem;    /* OFI.buf_size bytes */
+};
+
+struct ofi_xfer;
+
+/* An RMA read in flight (sink side). */
+#define OFI_READ_IOV 8
+struct ofi_read {
+  struct ofi_ctx c;
+  struct ofi_xfer *x;
+  uint64_t xid;
+  size_t bytes;
+  int niov;
+  struct fid_mr *lmr[OFI_READ_IOV]; /* FI_MR_LOCAL registrations */
+};
+
+/* A description rebuilt from the wire: a vector and its arrays. */
+struct ofi_vec {
+  lapi_vec_t v;
+  void **info;
+  ulong *len;
+  void *one_info[3];
+  ulong one_len[3];
+};
+
+struct ofi_xfer {
+  struct lapi_item it;       /* first: MPE work of this transfer */
+  int item_queued;           /* it is on the handle's queue */
+  int in_ready;              /* on ofi.ready_head (sink work to issue) */
+  uint64_t id;               /* (generation << 32) | slot */
+  enum ofi_role role;
+  int kind;                  /* enum ofi_kind for SOURCE / SINK */
+  uint peer;
+  struct lapi_hndl *h;
+  struct ofi_xfer *next;     /* credit queue, ready list */
+  int64_t t_start_ms;
+
+  /* Origin counters and handlers (AM, PUT: SOURCE; GET: R_GET; RMW). */
+  uint64_t tgt_cntr;         /* counter in the other task, or at the GET
+                                target ours */
+  lapi_cntr_t *org_cntr, *cmpl_cntr;
+  scompl_hndlr_t *shdlr;
+  void *sinfo;
+  compl_hndlr_t *chndlr;
+  void *cinfo;
+  int sent_fired;            /* org_cntr / shdlr done */
+  struct lapi_am_notify note; /* PUT, GET, RMW completion at the origin */
+  int holds_credit;
+
+  /* SOURCE: the stream we serve and how. */
+  const lapi_vec_t *src;     /* user vector, or &one below */
+  struct ofi_vec one;        /* a contiguous buffer as a vector */
+  uint64_t hdr_hdl;
+  void *uhdr;                /* copy */
+  uint uhdr_len;
+  uint32_t shape;
+  unsigned char *desc;       /* description sent inline or pulled */
+  size_t desc_len;
+  size_t data_len;
+  int mode;
+  struct fid_mr **mrs;       /* RMA registrations of the source */
+  uint nmr;
+  struct ofi_seg *segs;
+  uint nseg;
+  int strided_rma;
+  uint64_t cookie;           /* GETREPLY: the origin's get id */
+
+  /* SINK: where the data goes and how far it is. */
+  unsigned char *pkt;        /* the RTS / GET copy (uhdr, desc, data) */
+  size_t pkt_len;
+  const unsigned char *p_uhdr, *p_desc, *p_data; /* into pkt */
+  uint64_t src_xfer;         /* the source's id on the peer */
+  uint64_t cntr_remote;      /* tgt_cntr to bump here when done */
+  struct ofi_vec shape_vec;  /* AM: the origin's shape */
+  ulong strided_len[3];
+  struct ofi_vec rdesc;      /* PUT/GET: described target memory */
+  struct ofi_vec dest_one;   /* contiguous destination as a vector */
+  const lapi_vec_t *dest;
+  size_t want;               /* bytes to move */
+  size_t issued, done;       /* stream bytes requested, landed */
+  int inflight;
+  int use_rma;
+  struct ofi_seg *rsegs;     /* the source's segments (RMA) */
+  uint nrseg;
+  int rstrided;
+  uint64_t rblock, rstride, rnum;
+  uint64_t rseg_i;           /* read cursor: segment, offset in it */
+  uint64_t rseg_off;
+  struct lapi_vec_walk dw;   /* read cursor in the destination */
+  void *lcur;                /* rest of the current destination piece */
+  size_t lcur_left;
+  int desc_phase;            /* pulling the description first */
+  unsigned char *desc_in;    /* pulled description */
+  size_t desc_in_len, desc_got;
+  struct lapi_am_msg msg;
+  struct lapi_am_dest d;
+  int status;                /* LAPI code reported in the FIN */
+  int failed;
+
+  /* R_GET: the origin's destination. */
+  const lapi_vec_t *org_dst;
+  /* R_RMW */
+  void *prev;
+  int rmw_size;
+};
+
+/* ------------------------------------------------------------- globals */
+
+struct ofi_peer {
+  fi_addr_t addr;
+  int credits;               /* requests we may still start */
+  struct ofi_xfer *wq_head, *wq_tail; /* waiting for a credit */
+  int failed;                /* LAPI code once the peer is gone */
+  long waiting;              /* our transfers that need it to answer */
+  int64_t last_rx_ms;
+  int64_t ping_ms;
+};
+
+struct ofi_stats {
+  uint64_t bad_pkts;         /* malformed, truncated, unknown: dropped */
+  uint64_t stale_pkts;       /* for a transfer or handle that is gone */
+  uint64_t eagain;           /* -FI_EAGAIN retries */
+  uint64_t eager, rma, pull; /* transfers by protocol (sink side) */
+  uint64_t reads;            /* RMA read operations */
+};
+
+struct ofi_state {
+  pthread_mutex_t lock;
+  int users;                 /* handles using the endpoint */
+  int up;
+  uint me, ntasks;
+
+  /* Settings, fixed while up. */
+  size_t buf_size;           /* packet buffer bytes */
+  size_t eager_limit;        /* data bytes sent eagerly */
+  size_t min_rma_block;      /* smaller pieces go packed */
+  size_t chunk;              /* PULL chunk */
+  size_t max_read;           /* bytes of one RMA read */
+  int nrecv;                 /* posted receives */
+  int credits;               /* requests in flight per peer */
+  int read_window;           /* reads / pulls in flight per transfer */
+  size_t inject_size;
+  size_t iov_limit, rma_iov_limit, max_msg;
+  uint64_t mr_mode;
+  int has_rma;
+  char prov[64];
+
+  struct fi_info *info;
+  struct fid_fabric *fabric;
+  struct fid_domain *domain;
+  struct fid_av *av;
+  struct fid_cq *cq;
+  struct fid_ep *ep;
+  int wait_fd;               /* CQ wait fd or -1 */
+  int kick_fd;               /* eventfd that wakes the progress thread */
+  int kick_word;             /* futex word when there is no fd */
+  uint64_t next_key;
+
+  struct ofi_peer *peers;
+  struct ofi_buf *free_bufs;
+  struct ofi_buf *retry_head, *retry_tail; /* sends that got EAGAIN */
+  struct ofi_buf *recv_bufs; /* all posted receive buffers (array) */
+  long tx_posted;            /* sends waiting for their completion */
+
+  struct ofi_xfer **xtab;    /* transfers by slot */
+  uint32_t *xgen;
+  uint32_t xcap, xfree_hint;
+  long xlive;
+
+  struct ofi_xfer *ready_head, *ready_tail; /* sinks with work to issue */
+
+  int handle_on[LAPI_AM_MAX_HANDLES]; /* handles the transport serves */
+
+  pthread_t thread;
+  int thread_on;
+  int stop;                  /* atomic */
+  struct ofi_stats st;
+};
+
+extern struct ofi_state ofi;
+
+/* ---------------------------------------------------------- functions */
+
+/* ofi_fabric.c */
+int ofi_tp_init(struct lapi_hndl *h);
+void ofi_tp_fini(struct lapi_hndl *h);
+int64_t ofi_now_ms(void);
+int ofi_mr_reg(void *addr, size_t len, uint64_t access, struct fid_mr **mr);
+void ofi_mr_close(struct fid_mr *mr);
+int ofi_timeout_s(void);     /* smallest TIMEOUT of the served handles */
+
+/* ofi_progress.c */
+int ofi_progress_start(void);
+void ofi_progress_stop(void);
+void ofi_kick(void);
+void ofi_peer_fail(uint peer, int code, const char *why);
+/* The handle's error handler hears of it, in MPE context. */
+void ofi_report(struct lapi_hndl *h, int code, lapi_err_t type, uint peer,
+                const char *why);
+
+/* ofi_send.c: all under ofi.lock */
+struct ofi_buf *ofi_buf_get(void);
+void ofi_buf_put(struct ofi_buf *b);
+void *ofi_pkt_init(struct ofi_buf *b, int type, uint16_t hndl, uint64_t id,
+                   size_t len);
+void ofi_send(struct ofi_buf *b, uint peer, uint64_t xfer);
+void ofi_send_retry(void);
+int ofi_send_small(uint peer, const void *pkt, size_t len);
+
+/* ofi_xfer table (ofi_origin.c) */
+struct ofi_xfer *ofi_xfer_new(enum ofi_role role, uint peer,
+                              struct lapi_hndl *h);
+struct ofi_xfer *ofi_xfer_find(uint64_t id);
+void ofi_xfer_free(struct ofi_xfer *x);
+void ofi_credit_release(uint peer);
+
+/* ofi_origin.c: arrivals at the origin (under ofi.lock) */
+void ofi_on_fin(const struct ofi_fin *f);
+void ofi_on_pull(const struct ofi_pull *p);
+void ofi_on_rmw_reply(const struct ofi_rmw_reply *r);
+void ofi_source_start(struct ofi_xfer *x);
+void ofi_source_mode(struct ofi_xfer *x);
+void ofi_note_fire(struct ofi_xfer *x);
+void ofi_fail_xfer(struct ofi_xfer *x, int code);
+void ofi_send_fin(uint peer, uint16_t hndl, uint64_t id, int status);
+
+/* ofi_sink.c: arrivals at the sink (under ofi.lock) */
+void ofi_on_rts(const struct ofi_rts *r, size_t len);
+void ofi_on_get(const struct ofi_get *g, size_t len);
+void ofi_on_rmw(const struct ofi_rmw *m);
+void ofi_on_data(const struct ofi_data *d, size_t len);
+void ofi_on_read_done(struct ofi_read *rd, int err);
+void ofi_sink_issue(void);
+void ofi_sink_fail(struct ofi_xfer *x, int code);
+
+/* ofi_wire.c */
+size_t ofi_desc_size(const lapi_vec_t *v, int with_addr);
+void ofi_desc_write(const lapi_vec_t *v, unsigned char *out);
+int ofi_desc_read(const unsigned char *in, size_t len, struct ofi_vec *ov);
+void ofi_vec_free(struct ofi_vec *ov);
+void ofi_vec_one(struct ofi_vec *ov, void *addr, size_t len);
+int ofi_pkt_check(const struct ofi_hdr *hd, size_t got);
+void ofi_bad_pkt(const char *why, uint src);
+
+#endif /* LAPI_OFI_H */

@@ -1,0 +1,490 @@
+/*
+ * ofi_fabric.c - the endpoint of this core group: provider choice,
+ * fabric / domain / CQ / AV / endpoint, the address exchange, memory
+ * registration, and the transport's LAPI_Init / LAPI_Term.
+ *
+ * The endpoint opens with the first handle and closes with the last.
+ * Provider: LAPI_PROVIDER, else FI_PROVIDER, else "shm" when every CG of
+ * the job is on this host (bootstrap local_size == size) and
+ * "tcp;ofi_rxm" otherwise.  A network provider binds to LAPI_OFI_IFACE
+ * (a libfabric domain name such as eth0) when set, else to 127.0.0.1
+ * when the whole job is on this host, else to the provider's default.
+ * Every handle's init ends with a bootstrap barrier, so no task sends on
+ * a handle before every task serves it; the last fini flushes our sends
+ * and meets the others in a barrier before the endpoint closes, so no
+ * FIN in flight is lost.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "transport/boot/boot.h"
+#include "transport/ofi/ofi.h"
+
+#define ADDR_REC 256 /* bytes per CG in the address all-gather */
+
+struct ofi_state ofi = {.lock = PTHREAD_MUTEX_INITIALIZER, .wait_fd = -1,
+                        .kick_fd = -1};
+
+int64_t ofi_now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static size_t env_size(const char *name, size_t dflt, size_t lo, size_t hi)
+{
+  const char *s = getenv(name);
+  if (s == NULL || *s == '\0')
+    return dflt;
+  char *end;
+  unsigned long long v = strtoull(s, &end, 0);
+  if (*end == 'k' || *end == 'K')
+    v <<= 10, end++;
+  else if (*end == 'm' || *end == 'M')
+    v <<= 20, end++;
+  if (*end != '\0' || v < lo || v > hi) {
+    LAPI_LOG(LAPI_LOG_ASYNC, "ofi: %s=%s is not a number in %zu..%zu; "
+             "using %zu", name, s, lo, hi, dflt);
+    return dflt;
+  }
+  return (size_t)v;
+}
+
+int ofi_timeout_s(void)
+{
+  int t = LAPI_AM_TIMEOUT_MAX;
+  for (unsigned i = 0; i < LAPI_AM_MAX_HANDLES; i++)
+    if (ofi.handle_on[i]) {
+      int v = __atomic_load_n(&lapi_hndl_slot(i)->timeout, __ATOMIC_RELAXED);
+      if (v > 0 && v < t)
+        t = v;
+    }
+  return t;
+}
+
+/* ------------------------------------------------------ registration */
+
+int ofi_mr_reg(void *addr, size_t len, uint64_t access, struct fid_mr **mr)
+{
+  int rc = fi_mr_reg(ofi.domain, addr, len, access, 0, ofi.next_key++, 0, mr,
+                     NULL);
+  if (rc)
+    return rc;
+  if (ofi.mr_mode & FI_MR_ENDPOINT) {
+    rc = fi_mr_bind(*mr, &ofi.ep->fid, 0);
+    if (rc == 0)
+      rc = fi_mr_enable(*mr);
+    if (rc) {
+      fi_close(&(*mr)->fid);
+      *mr = NULL;
+    }
+  }
+  return rc;
+}
+
+void ofi_mr_close(struct fid_mr *mr)
+{
+  if (mr)
+    fi_close(&mr->fid);
+}
+
+/* ------------------------------------------------------ provider choice */
+
+static struct fi_info *try_info(const char *prov, const char *node,
+                                const char *iface, uint64_t caps, int safe)
+{
+  struct fi_info *hints = fi_allocinfo(), *info = NULL;
+  if (hints == NULL)
+    return NULL;
+  hints->ep_attr->type = FI_EP_RDM;
+  hints->caps = caps;
+  hints->mode = FI_CONTEXT | FI_CONTEXT2;
+  hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
+                                FI_MR_PROV_KEY | FI_MR_ALLOCATED |
+                                FI_MR_ENDPOINT;
+  hints->domain_attr->threading = safe ? FI_THREAD_SAFE : FI_THREAD_DOMAIN;
+  if (prov)
+    hints->fabric_attr->prov_name = strdup(prov);
+  if (iface)
+    hints->domain_attr->name = strdup(iface);
+  int rc = fi_getinfo(FI_VERSION(1, 9), node, NULL, node ? FI_SOURCE : 0,
+                      hints, &info);
+  fi_freeinfo(hints);
+  return rc ? NULL : info;
+}
+
+static struct fi_info *choose(const char *prov, int local)
+{
+  const char *iface = getenv("LAPI_OFI_IFACE");
+  if (iface && *iface == '\0')
+    iface = NULL;
+  int shm = prov && strcmp(prov, "shm") == 0;
+  const char *node = (!shm && !iface && local) ? "127.0.0.1" : NULL;
+  static const uint64_t caps[2] = {FI_MSG | FI_RMA, FI_MSG};
+  for (int c = 0; c < 2; c++)
+    for (int safe = 1; safe >= 0; safe--) {
+      struct fi_info *i = try_info(prov, node, shm ? NULL : iface, caps[c],
+                                   safe);
+      if (i)
+        return i;
+    }
+  return NULL;
+}
+
+/* ---------------------------------------------------------- open/close */
+
+static void settings(void)
+{
+  ofi.buf_size = env_size("LAPI_OFI_BUF_SIZE", 65536, 4096, 1u << 24);
+  ofi.eager_limit = env_size("LAPI_EAGER_LIMIT", 16384, 0, 1u << 24);
+  ofi.min_rma_block = env_size("LAPI_RDV_MIN_BLOCK", 2048, 1, SIZE_MAX);
+  ofi.nrecv = (int)env_size("LAPI_OFI_RECV_BUFS", 64, 4, 4096);
+  ofi.credits = (int)env_size("LAPI_OFI_CREDITS", 64, 1, 65536);
+  ofi.read_window = (int)env_size("LAPI_OFI_WINDOW", 8, 1, 256);
+  ofi.max_read = env_size("LAPI_OFI_MAX_READ", 4u << 20, 4096, 1u << 30);
+}
+
+static int provider_up(struct lapi_boot *b)
+{
+  const char *prov = getenv("LAPI_PROVIDER");
+  if (prov == NULL || *prov == '\0')
+    prov = getenv("FI_PROVIDER");
+  if (prov && *prov == '\0')
+    prov = NULL;
+  int local = b->local_size == b->size;
+  const char *dflt = local ? "shm" : "tcp;ofi_rxm";
+  ofi.info = choose(prov ? prov : dflt, local);
+  if (ofi.info == NULL && prov == NULL && local)
+    ofi.info = choose("tcp;ofi_rxm", local);
+  if (ofi.info == NULL) {
+    LAPI_LOG(LAPI_LOG_ASYNC, "ofi: no libfabric provider \"%s\" gives a "
+             "reliable datagram (FI_EP_RDM) endpoint here: check `fi_info "
+             "-t FI_EP_RDM` and set LAPI_PROVIDER (shm, tcp;ofi_rxm, "
+             "udp;ofi_rxd, sockets, net)", prov ? prov : dflt);
+    return LAPI_ERR_NO_CONNECTIVITY;
+  }
+  struct fi_info *i = ofi.info;
+  snprintf(ofi.prov, sizeof ofi.prov, "%s", i->fabric_attr->prov_name);
+  ofi.has_rma = (i->caps & FI_RMA) && (i->caps & FI_READ) &&
+                !getenv("LAPI_OFI_NO_RMA");
+  ofi.mr_mode = (uint64_t)i->domain_attr->mr_mode;
+  ofi.inject_size = i->tx_attr->inject_size;
+  ofi.iov_limit = i->tx_attr->iov_limit ? i->tx_attr->iov_limit : 1;
+  ofi.rma_iov_limit = i->tx_attr->rma_iov_limit ? i->tx_attr->rma_iov_limit
+                                                 : 1;
+  if (ofi.iov_limit > OFI_READ_IOV)
+    ofi.iov_limit = OFI_READ_IOV;
+  if (ofi.rma_iov_limit > OFI_READ_IOV)
+    ofi.rma_iov_limit = OFI_READ_IOV;
+  ofi.max_msg = i->ep_attr->max_msg_size;
+  if (ofi.buf_size > ofi.max_msg)
+    ofi.buf_size = ofi.max_msg;
+  if (ofi.max_read > ofi.max_msg)
+    ofi.max_read = ofi.max_msg;
+  ofi.chunk = ofi.buf_size - sizeof(struct ofi_data);
+  size_t room = ofi.buf_size - sizeof(struct ofi_rts) - LAPI_AM_MAX_UHDR -
+                OFI_DESC_HEAD - 16;
+  if (ofi.eager_limit > room)
+    ofi.eager_limit = room;
+  return LAPI_SUCCESS;
+}
+
+static int fab_fail(const char *what, int rc)
+{
+  LAPI_LOG(LAPI_LOG_ASYNC, "ofi: %s failed on provider %s: %s", what,
+           ofi.prov, fi_strerror(-rc));
+  return LAPI_ERR_NO_CONNECTIVITY;
+}
+
+static int open_objects(void)
+{
+  struct fi_info *i = ofi.info;
+  int rc = fi_fabric(i->fabric_attr, &ofi.fabric, NULL);
+  if (rc)
+    return fab_fail("fi_fabric", rc);
+  rc = fi_domain(ofi.fabric, i, &ofi.domain, NULL);
+  if (rc)
+    return fab_fail("fi_domain", rc);
+  struct fi_cq_attr ca;
+  memset(&ca, 0, sizeof ca);
+  ca.format = FI_CQ_FORMAT_MSG;
+  ca.wait_obj = FI_WAIT_FD;
+  ofi.wait_fd = -1;
+  if (!getenv("LAPI_OFI_NO_WAIT_FD") &&
+      fi_cq_open(ofi.domain, &ca, &ofi.cq, NULL) == 0) {
+    int fd = -1;
+    if (fi_control(&ofi.cq->fid, FI_GETWAIT, &fd) == 0 && fd >= 0) {
+      ofi.wait_fd = fd;
+    } else {
+      fi_close(&ofi.cq->fid);
+      ofi.cq = NULL;
+    }
+  }
+  if (ofi.cq == NULL) {
+    ca.wait_obj = FI_WAIT_NONE;
+    rc = fi_cq_open(ofi.domain, &ca, &ofi.cq, NULL);
+    if (rc)
+      return fab_fail("fi_cq_open", rc);
+  }
+  struct fi_av_attr aa;
+  memset(&aa, 0, sizeof aa);
+  aa.type = FI_AV_TABLE;
+  aa.count = ofi.ntasks;
+  rc = fi_av_open(ofi.domain, &aa, &ofi.av, NULL);
+  if (rc)
+    return fab_fail("fi_av_open", rc);
+  rc = fi_endpoint(ofi.domain, i, &ofi.ep, NULL);
+  if (rc)
+    return fab_fail("fi_endpoint", rc);
+  rc = fi_ep_bind(ofi.ep, &ofi.av->fid, 0);
+  if (rc == 0)
+    rc = fi_ep_bind(ofi.ep, &ofi.cq->fid, FI_TRANSMIT | FI_RECV);
+  if (rc)
+    return fab_fail("fi_ep_bind", rc);
+  rc = fi_enable(ofi.ep);
+  if (rc)
+    return fab_fail("fi_enable", rc);
+  ofi.kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  return LAPI_SUCCESS;
+}
+
+static int exchange(struct lapi_boot *b)
+{
+  unsigned char mine[ADDR_REC];
+  memset(mine, 0, sizeof mine);
+  size_t alen = ADDR_REC - 4;
+  int rc = fi_getname(&ofi.ep->fid, mine + 4, &alen);
+  if (rc)
+    return fab_fail("fi_getname", rc);
+  uint32_t l32 = (uint32_t)alen;
+  memcpy(mine, &l32, 4);
+  unsigned char *all = malloc((size_t)ADDR_REC * ofi.ntasks);
+  ofi.peers = calloc(ofi.ntasks, sizeof *ofi.peers);
+  if (all == NULL || ofi.peers == NULL) {
+    free(all);
+    return LAPI_ERR_MEMORY_EXHAUSTED;
+  }
+  if (b->allgather(b, mine, ADDR_REC, all) != 0) {
+    free(all);
+    LAPI_LOG(LAPI_LOG_ASYNC, "ofi: the address exchange of the bootstrap "
+             "(%s) failed: a core group did not start or cannot reach the "
+             "exchange", b->kind);
+    return LAPI_ERR_NO_CONNECTIVITY;
+  }
+  int64_t now = ofi_now_ms();
+  for (uint t = 0; t < ofi.ntasks; t++) {
+    unsigned char *rec = all + (size_t)ADDR_REC * t;
+    memcpy(&l32, rec, 4);
+    struct ofi_peer *p = &ofi.peers[t];
+    p->credits = ofi.credits;
+    p->last_rx_ms = now;
+    if (l32 == 0 || l32 > ADDR_REC - 4 ||
+        fi_av_insert(ofi.av, rec + 4, 1, &p->addr, 0, NULL) != 1) {
+      free(all);
+      LAPI_LOG(LAPI_LOG_ASYNC, "ofi: the address of task %u is not usable "
+               "by provider %s (do all CGs use the same provider?)", t,
+               ofi.prov);
+      return LAPI_ERR_NO_CONNECTIVITY;
+    }
+  }
+  free(all);
+  return LAPI_SUCCESS;
+}
+
+static int post_recvs(void)
+{
+  ofi.recv_bufs = calloc((size_t)ofi.nrecv, sizeof *ofi.recv_bufs);
+  if (ofi.recv_bufs == NULL)
+    return LAPI_ERR_MEMORY_EXHAUSTED;
+  for (int k = 0; k < ofi.nrecv; k++) {
+    struct ofi_buf *b = &ofi.recv_bufs[k];
+    b->c.kind = OFI_C_RECV;
+    b->mem = aligned_alloc(64, ofi_align8(ofi.buf_size + 63) & ~(size_t)63);
+    if (b->mem == NULL)
+      return LAPI_ERR_MEMORY_EXHAUSTED;
+    if (ofi.mr_mode & FI_MR_LOCAL) {
+      if (ofi_mr_reg(b->mem, ofi.buf_size, FI_RECV, &b->mr))
+        return LAPI_ERR_MEMORY_EXHAUSTED;
+      b->desc = fi_mr_desc(b->mr);
+    }
+    int rc;
+    while ((rc = (int)fi_recv(ofi.ep, b->mem, ofi.buf_size, b->desc,
+                              FI_ADDR_UNSPEC, &b->c.fi)) == -FI_EAGAIN)
+      fi_cq_read(ofi.cq, NULL, 0);
+    if (rc)
+      return fab_fail("fi_recv", rc);
+  }
+  return LAPI_SUCCESS;
+}
+
+/* Under ofi.lock, the progress thread stopped. */
+static void close_all(void)
+{
+  if (ofi.ep)
+    fi_close(&ofi.ep->fid);
+  ofi.ep = NULL;
+  if (ofi.recv_bufs) {
+    for (int k = 0; k < ofi.nrecv; k++) {
+      ofi_mr_close(ofi.recv_bufs[k].mr);
+      free(ofi.recv_bufs[k].mem);
+    }
+    free(ofi.recv_bufs);
+    ofi.recv_bufs = NULL;
+  }
+  while (ofi.retry_head) {
+    struct ofi_buf *b = ofi.retry_head;
+    ofi.retry_head = b->next;
+    ofi_buf_put(b);
+  }
+  ofi.retry_tail = NULL;
+  while (ofi.free_bufs) {
+    struct ofi_buf *b = ofi.free_bufs;
+    ofi.free_bufs = b->next;
+    ofi_mr_close(b->mr);
+    free(b->mem);
+    free(b);
+  }
+  for (uint32_t s = 0; s < ofi.xcap; s++)
+    if (ofi.xtab[s])
+      ofi_xfer_free(ofi.xtab[s]);
+  free(ofi.xtab);
+  free(ofi.xgen);
+  ofi.xtab = NULL;
+  ofi.xgen = NULL;
+  ofi.xcap = 0;
+  ofi.xlive = 0;
+  ofi.ready_head = ofi.ready_tail = NULL;
+  if (ofi.av)
+    fi_close(&ofi.av->fid);
+  if (ofi.cq)
+    fi_close(&ofi.cq->fid);
+  if (ofi.domain)
+    fi_close(&ofi.domain->fid);
+  if (ofi.fabric)
+    fi_close(&ofi.fabric->fid);
+  ofi.av = NULL;
+  ofi.cq = NULL;
+  ofi.domain = NULL;
+  ofi.fabric = NULL;
+  if (ofi.info)
+    fi_freeinfo(ofi.info);
+  ofi.info = NULL;
+  if (ofi.kick_fd >= 0)
+    close(ofi.kick_fd);
+  ofi.kick_fd = -1;
+  ofi.wait_fd = -1;
+  free(ofi.peers);
+  ofi.peers = NULL;
+  ofi.tx_posted = 0;
+  ofi.up = 0;
+}
+
+static int open_endpoint(struct lapi_boot *b)
+{
+  const struct lapi_job *j = lapi_job();
+  ofi.me = j->task_id;
+  ofi.ntasks = j->num_tasks;
+  memset(&ofi.st, 0, sizeof ofi.st);
+  settings();
+  int rc = provider_up(b);
+  if (rc == LAPI_SUCCESS)
+    rc = open_objects();
+  if (rc == LAPI_SUCCESS)
+    rc = exchange(b);
+  if (rc == LAPI_SUCCESS)
+    rc = post_recvs();
+  if (rc == LAPI_SUCCESS)
+    rc = ofi_progress_start();
+  if (rc == LAPI_SUCCESS)
+    ofi.up = 1;
+  if (rc != LAPI_SUCCESS) {
+    close_all();
+    return rc;
+  }
+  LAPI_LOG(LAPI_LOG_INFO, "ofi: task %u of %u on provider %s (%s), RMA %s, "
+           "wait %s, eager %zu B, iov %zu, inject %zu", ofi.me, ofi.ntasks,
+           ofi.prov, ofi.info->domain_attr->name, ofi.has_rma ? "yes" : "no",
+           ofi.wait_fd >= 0 ? "fd" : "poll", ofi.eager_limit, ofi.iov_limit,
+           ofi.inject_size);
+  return LAPI_SUCCESS;
+}
+
+/* ------------------------------------------------------ tp init / fini */
+
+int ofi_tp_init(struct lapi_hndl *h)
+{
+  const struct lapi_job *j = lapi_job();
+  if (j->num_tasks <= 1)
+    return LAPI_SUCCESS; /* a job of one task: the loopback serves it */
+  struct lapi_boot *b = lapi_boot_get();
+  if (b == NULL) {
+    LAPI_LOG(LAPI_LOG_ASYNC, "ofi: no bootstrap: start the job with "
+             "lapirun or a PMIx launcher");
+    return LAPI_ERR_NO_CONNECTIVITY;
+  }
+  pthread_mutex_lock(&ofi.lock);
+  int rc = LAPI_SUCCESS;
+  if (ofi.users == 0)
+    rc = open_endpoint(b);
+  if (rc == LAPI_SUCCESS) {
+    ofi.users++;
+    ofi.handle_on[h->index] = 1;
+  }
+  pthread_mutex_unlock(&ofi.lock);
+  if (rc != LAPI_SUCCESS)
+    return rc;
+  /* Nobody sends on this handle before every task serves it. */
+  if (b->barrier(b) != 0) {
+    LAPI_LOG(LAPI_LOG_ASYNC, "ofi: LAPI_Init: a core group of the job did "
+             "not reach the start-up barrier (%s)", b->kind);
+    ofi_tp_fini(h);
+    return LAPI_ERR_NO_CONNECTIVITY;
+  }
+  return LAPI_SUCCESS;
+}
+
+static int sends_flushed(void)
+{
+  return ofi.tx_posted == 0 && ofi.retry_head == NULL;
+}
+
+void ofi_tp_fini(struct lapi_hndl *h)
+{
+  if (lapi_job()->num_tasks <= 1)
+    return;
+  pthread_mutex_lock(&ofi.lock);
+  if (!ofi.handle_on[h->index]) {
+    pthread_mutex_unlock(&ofi.lock);
+    return;
+  }
+  ofi.handle_on[h->index] = 0;
+  int last = --ofi.users == 0;
+  pthread_mutex_unlock(&ofi.lock);
+  if (!last)
+    return;
+  /* Our last FINs must leave before the endpoint closes. */
+  int64_t end = ofi_now_ms() + 1000L * ofi_timeout_s();
+  for (;;) {
+    pthread_mutex_lock(&ofi.lock);
+    int done = sends_flushed();
+    pthread_mutex_unlock(&ofi.lock);
+    if (done || ofi_now_ms() > end)
+      break;
+    ofi_kick();
+    usleep(1000);
+  }
+  struct lapi_boot *b = lapi_boot_get();
+  if (b)
+    b->barrier(b); /* a dead peer fails it: close anyway */
+  ofi_progress_stop();
+  pthread_mutex_lock(&ofi.lock);
+  if (ofi.users == 0 && ofi.up)
+    close_all();
+  pthread_mutex_unlock(&ofi.lock);
+}

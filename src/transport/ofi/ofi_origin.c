@@ -1,0 +1,810 @@
+/*
+ * ofi_origin.c - the transport's operations at the origin, the transfer
+ * table, credits, and what the origin does with FIN, PULL and RMW replies.
+ *
+ * Every operation is a transfer record with an id (slot | generation <<
+ * 32) that the peer quotes back; a quote of a freed or reused slot is
+ * stale and dropped.  Requests (RTS of an AM or put, GET, RMW) need a
+ * credit of their target: LAPI_OFI_CREDITS per peer, given back by the
+ * FIN or reply.  Without one the request waits in the peer's queue and
+ * leaves when a credit returns, so any number of operations may be
+ * outstanding while the target holds at most `credits` of ours.
+ *
+ * Counters at the origin (docs/LAPI.md):
+ *   AM   org_cntr when the data left our memory: at once for eager
+ *        messages (packed into the packet), at the FIN otherwise;
+ *        cmpl_cntr at the FIN, which the target sends after the
+ *        completion handler ran and tgt_cntr moved.
+ *   PUT  org_cntr and cmpl_cntr at the FIN (tgt_cntr moved before it).
+ *   GET  org_cntr when the data is in our memory (the target's tgt_cntr
+ *        moves when it got our FIN: its memory was read).
+ *   RMW  org_cntr when the previous value is in prev_tgt_val.
+ * Puts, gets and rmws over the network count in LAPI_Fence like AMs.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport/ofi/ofi.h"
+
+/* ---------------------------------------------------------- the table */
+
+struct ofi_xfer *ofi_xfer_new(enum ofi_role role, uint peer,
+                              struct lapi_hndl *h)
+{
+  uint32_t s = ofi.xfree_hint;
+  while (s < ofi.xcap && ofi.xtab[s])
+    s++;
+  if (s >= ofi.xcap) {
+    uint32_t ncap = ofi.xcap ? ofi.xcap * 2 : 256;
+    struct ofi_xfer **nt = realloc(ofi.xtab, ncap * sizeof *nt);
+    if (nt == NULL)
+      return NULL;
+    ofi.xtab = nt;
+    uint32_t *ng = realloc(ofi.xgen, ncap * sizeof *ng);
+    if (ng == NULL)
+      return NULL;
+    ofi.xgen = ng;
+    for (uint32_t k = ofi.xcap; k < ncap; k++) {
+      ofi.xtab[k] = NULL;
+      ofi.xgen[k] = 0;
+    }
+    s = ofi.xcap;
+    ofi.xcap = ncap;
+  }
+  struct ofi_xfer *x = calloc(1, sizeof *x);
+  if (x == NULL)
+    return NULL;
+  ofi.xgen[s]++;
+  x->id = (uint64_t)ofi.xgen[s] << 32 | s;
+  x->role = role;
+  x->peer = peer;
+  x->h = h;
+  x->t_start_ms = ofi_now_ms();
+  ofi.xtab[s] = x;
+  ofi.xfree_hint = s + 1;
+  ofi.xlive++;
+  return x;
+}
+
+struct ofi_xfer *ofi_xfer_find(uint64_t id)
+{
+  uint32_t s = (uint32_t)id;
+  if (s >= ofi.xcap || ofi.xtab[s] == NULL || ofi.xtab[s]->id != id)
+    return NULL;
+  return ofi.xtab[s];
+}
+
+void ofi_xfer_free(struct ofi_xfer *x)
+{
+  uint32_t s = (uint32_t)x->id;
+  if (s < ofi.xcap && ofi.xtab[s] == x) {
+    ofi.xtab[s] = NULL;
+    if (s < ofi.xfree_hint)
+      ofi.xfree_hint = s;
+    ofi.xlive--;
+  }
+  if (x->in_ready) {
+    struct ofi_xfer **pp = &ofi.ready_head;
+    ofi.ready_tail = NULL;
+    while (*pp) {
+      if (*pp == x)
+        *pp = x->next;
+      else {
+        ofi.ready_tail = *pp;
+        pp = &(*pp)->next;
+      }
+    }
+  }
+  for (uint k = 0; k < x->nmr; k++)
+    ofi_mr_close(x->mrs[k]);
+  free(x->mrs);
+  free(x->segs);
+  free(x->uhdr);
+  free(x->desc);
+  free(x->pkt);
+  free(x->desc_in);
+  ofi_vec_free(&x->shape_vec);
+  ofi_vec_free(&x->rdesc);
+  if (x->note.item)
+    free(x->note.item); /* a completion handler that will never run */
+  free(x);
+}
+
+/* ------------------------------------------------------------- credits */
+
+static void launch(struct ofi_xfer *x);
+
+/* 1 if x may go now; else it waits in its peer's queue. */
+static int credit_take(struct ofi_xfer *x)
+{
+  struct ofi_peer *p = &ofi.peers[x->peer];
+  if (p->credits > 0 && p->wq_head == NULL) {
+    p->credits--;
+    x->holds_credit = 1;
+    return 1;
+  }
+  x->next = NULL;
+  if (p->wq_tail)
+    p->wq_tail->next = x;
+  else
+    p->wq_head = x;
+  p->wq_tail = x;
+  return 0;
+}
+
+void ofi_credit_release(uint peer)
+{
+  struct ofi_peer *p = &ofi.peers[peer];
+  p->credits++;
+  while (p->credits > 0 && p->wq_head) {
+    struct ofi_xfer *x = p->wq_head;
+    p->wq_head = x->next;
+    if (p->wq_head == NULL)
+      p->wq_tail = NULL;
+    x->next = NULL;
+    p->credits--;
+    x->holds_credit = 1;
+    launch(x);
+  }
+}
+
+static void unqueue(struct ofi_xfer *x)
+{
+  struct ofi_peer *p = &ofi.peers[x->peer];
+  struct ofi_xfer **pp = &p->wq_head;
+  p->wq_tail = NULL;
+  while (*pp) {
+    if (*pp == x)
+      *pp = x->next;
+    else {
+      p->wq_tail = *pp;
+      pp = &(*pp)->next;
+    }
+  }
+}
+
+/* ------------------------------------------------ origin notifications */
+
+struct sent_item {
+  struct lapi_item it;
+  struct lapi_hndl *h;
+  uint tgt;
+  lapi_cntr_t *org_cntr;
+  scompl_hndlr_t *shdlr;
+  void *sinfo;
+  int reason;
+};
+
+static void sent_run(struct lapi_item *it)
+{
+  struct sent_item *s = (struct sent_item *)it;
+  lapi_am_origin_sent(s->h, s->tgt, s->org_cntr, s->shdlr, s->sinfo,
+                      s->reason);
+  free(s);
+}
+
+/* org_cntr of an AM (and its LAPI_Xfer send handler, in MPE context). */
+static void am_sent(struct ofi_xfer *x, int reason)
+{
+  if (x->sent_fired)
+    return;
+  x->sent_fired = 1;
+  if (x->shdlr == NULL) {
+    lapi_am_origin_sent(x->h, x->peer, x->org_cntr, NULL, NULL, reason);
+    return;
+  }
+  struct sent_item *s = malloc(sizeof *s);
+  if (s == NULL) { /* the counter still moves; the handler is lost */
+    lapi_am_origin_sent(x->h, x->peer, x->org_cntr, NULL, NULL, reason);
+    return;
+  }
+  s->h = x->h;
+  s->tgt = x->peer;
+  s->org_cntr = x->org_cntr;
+  s->shdlr = x->shdlr;
+  s->sinfo = x->sinfo;
+  s->reason = reason;
+  s->it.run = sent_run;
+  s->it.cancel = NULL;
+  s->it.src = (int)x->peer;
+  lapi_am_post(x->h, &s->it);
+}
+
+/* PUT, GET, RMW: completion handlers, org_cntr, cmpl_cntr. */
+void ofi_note_fire(struct ofi_xfer *x)
+{
+  lapi_am_origin_landed(x->h);
+  lapi_am_notify_fire(x->h, &x->note);
+  x->note.item = NULL; /* now the handle's */
+}
+
+void ofi_fail_xfer(struct ofi_xfer *x, int code)
+{
+  if (x->failed)
+    return;
+  x->failed = 1;
+  unqueue(x);
+  switch (x->role) {
+  case OFI_R_SOURCE:
+    if (x->kind == OFI_K_AM) {
+      lapi_am_origin_landed(x->h);
+      am_sent(x, code); /* our memory is free again; cmpl_cntr never */
+    } else if (x->kind == OFI_K_PUT) {
+      lapi_am_origin_landed(x->h);
+      if (!x->sent_fired)
+        lapi_am_origin_sent(x->h, x->peer, x->org_cntr, NULL, NULL, code);
+    }
+    break;
+  case OFI_R_GET:
+  case OFI_R_RMW:
+    lapi_am_origin_landed(x->h); /* org_cntr never: nothing arrived */
+    break;
+  default:
+    break;
+  }
+  ofi_xfer_free(x);
+}
+
+/* ---------------------------------------------------------- launching */
+
+static size_t rts_room(const struct ofi_xfer *x, int with_desc)
+{
+  return sizeof(struct ofi_rts) + (size_t)x->nseg * sizeof(struct ofi_seg) +
+         ofi_align8(x->uhdr_len) + (with_desc ? ofi_align8(x->desc_len) : 0);
+}
+
+static void launch_rts(struct ofi_xfer *x)
+{
+  struct ofi_buf *b = ofi_buf_get();
+  if (b == NULL) {
+    ofi_fail_xfer(x, LAPI_ERR_MEMORY_EXHAUSTED);
+    return;
+  }
+  int inl = x->desc_len == 0 || rts_room(x, 1) + (x->mode == OFI_MODE_EAGER
+                                                   ? x->data_len : 0) <=
+                                    ofi.buf_size;
+  size_t len = rts_room(x, inl) +
+               (x->mode == OFI_MODE_EAGER ? x->data_len : 0);
+  uint16_t hv = (uint16_t)x->h->index;
+  struct ofi_rts *r = ofi_pkt_init(b, OFI_M_RTS, hv, x->id, len);
+  memset((unsigned char *)r + sizeof r->h, 0, sizeof *r - sizeof r->h);
+  r->kind = (uint8_t)x->kind;
+  r->mode = (uint8_t)x->mode;
+  r->desc_inline = (uint8_t)inl;
+  r->strided = (uint8_t)x->strided_rma;
+  r->uhdr_len = x->uhdr_len;
+  r->hdr_hdl = x->hdr_hdl;
+  r->tgt_cntr = x->tgt_cntr;
+  r->cookie = x->cookie;
+  r->data_len = x->data_len;
+  r->desc_len = x->desc_len;
+  r->nseg = x->nseg;
+  r->shape = x->shape;
+  if (x->strided_rma) {
+    r->s_block = lapi_vec_stride_block(x->src);
+    r->s_stride = lapi_vec_stride_pitch(x->src);
+    r->s_num = x->src->num_vecs;
+  }
+  unsigned char *p = (unsigned char *)(r + 1);
+  if (x->nseg) {
+    memcpy(p, x->segs, x->nseg * sizeof(struct ofi_seg));
+    p += x->nseg * sizeof(struct ofi_seg);
+  }
+  if (x->uhdr_len)
+    memcpy(p, x->uhdr, x->uhdr_len);
+  p += ofi_align8(x->uhdr_len);
+  if (inl && x->desc_len) {
+    memcpy(p, x->desc, x->desc_len);
+    p += ofi_align8(x->desc_len);
+  }
+  if (x->mode == OFI_MODE_EAGER && x->data_len)
+    lapi_vec_pack(x->src, p, 0, x->data_len);
+  ofi_send(b, x->peer, x->id);
+  if (x->mode == OFI_MODE_EAGER && x->kind == OFI_K_AM)
+    am_sent(x, LAPI_SUCCESS); /* packed: the origin buffer is free */
+}
+
+static void launch_get(struct ofi_xfer *x)
+{
+  struct ofi_buf *b = ofi_buf_get();
+  if (b == NULL) {
+    ofi_fail_xfer(x, LAPI_ERR_MEMORY_EXHAUSTED);
+    return;
+  }
+  int inl = sizeof(struct ofi_get) + x->desc_len <= ofi.buf_size;
+  size_t len = sizeof(struct ofi_get) + (inl ? x->desc_len : 0);
+  struct ofi_get *g = ofi_pkt_init(b, OFI_M_GET, (uint16_t)x->h->index,
+                                   x->id, len);
+  g->tgt_cntr = x->tgt_cntr;
+  g->data_len = x->data_len;
+  g->desc_len = x->desc_len;
+  g->desc_inline = (uint8_t)inl;
+  memset(g->pad, 0, sizeof g->pad);
+  if (inl)
+    memcpy(g + 1, x->desc, x->desc_len);
+  ofi_send(b, x->peer, x->id);
+}
+
+static void launch_rmw(struct ofi_xfer *x)
+{
+  struct ofi_buf *b = ofi_buf_get();
+  if (b == NULL) {
+    ofi_fail_xfer(x, LAPI_ERR_MEMORY_EXHAUSTED);
+    return;
+  }
+  /* The request was built into x->desc at submission. */
+  memcpy(b->mem, x->desc, sizeof(struct ofi_rmw));
+  b->len = sizeof(struct ofi_rmw);
+  ofi_send(b, x->peer, x->id);
+}
+
+static void launch(struct ofi_xfer *x)
+{
+  switch (x->role) {
+  case OFI_R_GET: launch_get(x); break;
+  case OFI_R_RMW: launch_rmw(x); break;
+  default: launch_rts(x); break;
+  }
+}
+
+/* The GET target answers with an uncredited RTS (the GET holds it). */
+void ofi_source_start(struct ofi_xfer *x)
+{
+  launch_rts(x);
+}
+
+/* ----------------------------------------------------- source set-up */
+
+/* Register the pieces of x->src for RMA reads; 0 if the sink may read
+ * them, -1 to use the packed path instead. */
+static int rma_prepare(struct ofi_xfer *x)
+{
+  const lapi_vec_t *v = x->src;
+  if (!ofi.has_rma || x->data_len == 0)
+    return -1;
+  if (v->vec_type == LAPI_GEN_STRIDED_XFER) {
+    size_t block = lapi_vec_stride_block(v);
+    size_t pitch = lapi_vec_stride_pitch(v);
+    if (block < ofi.min_rma_block)
+      return -1;
+    size_t extent = pitch * (v->num_vecs - 1) + block;
+    x->mrs = calloc(1, sizeof *x->mrs);
+    x->segs = calloc(1, sizeof *x->segs);
+    if (x->mrs == NULL || x->segs == NULL)
+      return -1;
+    void *base = (void *)lapi_vec_stride_base(v);
+    if (ofi_mr_reg(base, extent, FI_REMOTE_READ, &x->mrs[0]))
+      return -1;
+    x->nmr = 1;
+    x->segs[0].addr = (uint64_t)(uintptr_t)base;
+    x->segs[0].len = extent;
+    x->segs[0].key = fi_mr_key(x->mrs[0]);
+    x->nseg = 1;
+    x->strided_rma = 1;
+    return 0;
+  }
+  uint n = 0;
+  for (uint i = 0; i < v->num_vecs; i++)
+    n += v->len[i] != 0;
+  size_t room = ofi.buf_size - sizeof(struct ofi_rts) -
+                ofi_align8(x->uhdr_len) - ofi_align8(x->desc_len);
+  if (n == 0 || (size_t)n * sizeof(struct ofi_seg) > room ||
+      x->data_len / n < ofi.min_rma_block)
+    return -1;
+  x->mrs = calloc(n, sizeof *x->mrs);
+  x->segs = calloc(n, sizeof *x->segs);
+  if (x->mrs == NULL || x->segs == NULL)
+    return -1;
+  for (uint i = 0; i < v->num_vecs; i++) {
+    if (v->len[i] == 0)
+      continue;
+    if (ofi_mr_reg(v->info[i], v->len[i], FI_REMOTE_READ, &x->mrs[x->nmr]))
+      return -1;
+    struct ofi_seg *s = &x->segs[x->nmr];
+    s->addr = (uint64_t)(uintptr_t)v->info[i];
+    s->len = v->len[i];
+    s->key = fi_mr_key(x->mrs[x->nmr]);
+    x->nmr++;
+  }
+  x->nseg = x->nmr;
+  return 0;
+}
+
+static void rma_unprepare(struct ofi_xfer *x)
+{
+  for (uint k = 0; k < x->nmr; k++)
+    ofi_mr_close(x->mrs[k]);
+  free(x->mrs);
+  free(x->segs);
+  x->mrs = NULL;
+  x->segs = NULL;
+  x->nmr = x->nseg = 0;
+  x->strided_rma = 0;
+}
+
+/* Eager, RMA or packed for a source stream. */
+static void choose_mode(struct ofi_xfer *x)
+{
+  if (x->data_len <= ofi.eager_limit &&
+      rts_room(x, 1) + x->data_len <= ofi.buf_size) {
+    x->mode = OFI_MODE_EAGER;
+    return;
+  }
+  if (rma_prepare(x) == 0) {
+    x->mode = OFI_MODE_RMA;
+    return;
+  }
+  rma_unprepare(x);
+  x->mode = OFI_MODE_PULL;
+}
+
+void ofi_source_mode(struct ofi_xfer *x)
+{
+  choose_mode(x);
+}
+
+/* ------------------------------------------------------- the tp ops */
+
+static int usable(uint tgt)
+{
+  if (!ofi.up)
+    return LAPI_ERR_NO_CONNECTIVITY;
+  if (ofi.peers[tgt].failed)
+    return LAPI_ERR_NO_CONNECTIVITY;
+  return LAPI_SUCCESS;
+}
+
+static int set_desc(struct ofi_xfer *x, const lapi_vec_t *v)
+{
+  x->desc_len = ofi_desc_size(v, 1);
+  x->desc = malloc(x->desc_len);
+  if (x->desc == NULL)
+    return LAPI_ERR_MEMORY_EXHAUSTED;
+  ofi_desc_write(v, x->desc);
+  return LAPI_SUCCESS;
+}
+
+static int ofi_am_send(struct lapi_hndl *h, const struct lapi_tp_am *am)
+{
+  pthread_mutex_lock(&ofi.lock);
+  int rc = usable(am->tgt);
+  struct ofi_xfer *x = NULL;
+  if (rc == LAPI_SUCCESS) {
+    x = ofi_xfer_new(OFI_R_SOURCE, am->tgt, h);
+    if (x == NULL)
+      rc = LAPI_ERR_MEMORY_EXHAUSTED;
+  }
+  if (rc == LAPI_SUCCESS) {
+    x->kind = OFI_K_AM;
+    x->hdr_hdl = am->hdr_hdl;
+    x->tgt_cntr = am->tgt_cntr;
+    x->org_cntr = am->org_cntr;
+    x->cmpl_cntr = am->cmpl_cntr;
+    x->shdlr = am->shdlr;
+    x->sinfo = am->sinfo;
+    x->uhdr_len = am->uhdr_len;
+    if (am->uhdr_len) {
+      x->uhdr = malloc(am->uhdr_len);
+      if (x->uhdr == NULL)
+        rc = LAPI_ERR_MEMORY_EXHAUSTED;
+      else
+        memcpy(x->uhdr, am->uhdr, am->uhdr_len);
+    }
+  }
+  if (rc == LAPI_SUCCESS) {
+    if (am->org_vec) {
+      x->src = am->org_vec;
+      x->shape = 1 + (uint32_t)am->org_vec->vec_type;
+      x->data_len = lapi_vec_bytes(am->org_vec);
+      rc = set_desc(x, am->org_vec);
+    } else {
+      ofi_vec_one(&x->one, (void *)am->udata, am->udata_len);
+      x->src = &x->one.v;
+      x->data_len = am->udata_len;
+    }
+  }
+  if (rc != LAPI_SUCCESS) {
+    if (x)
+      ofi_xfer_free(x);
+    pthread_mutex_unlock(&ofi.lock);
+    return rc;
+  }
+  choose_mode(x);
+  if (credit_take(x))
+    launch(x);
+  pthread_mutex_unlock(&ofi.lock);
+  return LAPI_SUCCESS;
+}
+
+static int ofi_put(struct lapi_hndl *h, const struct lapi_tp_rma *op)
+{
+  pthread_mutex_lock(&ofi.lock);
+  int rc = usable(op->tgt);
+  struct ofi_xfer *x = NULL;
+  if (rc == LAPI_SUCCESS) {
+    x = ofi_xfer_new(OFI_R_SOURCE, op->tgt, h);
+    if (x == NULL)
+      rc = LAPI_ERR_MEMORY_EXHAUSTED;
+  }
+  if (rc == LAPI_SUCCESS) {
+    x->kind = OFI_K_PUT;
+    x->tgt_cntr = op->tgt_cntr;
+    x->note = (struct lapi_am_notify){
+      .tgt = op->tgt, .shdlr = op->shdlr, .sinfo = op->sinfo,
+      .org_cntr = op->org_cntr, .cmpl_cntr = op->cmpl_cntr,
+    };
+    x->sent_fired = 0;
+    rc = lapi_am_notify_reserve(&x->note);
+  }
+  if (rc == LAPI_SUCCESS) {
+    if (op->org_vec) {
+      x->src = op->org_vec;
+      x->data_len = lapi_vec_pair_bytes(op->org_vec, op->tgt_vec);
+      rc = set_desc(x, op->tgt_vec);
+    } else {
+      ofi_vec_one(&x->one, op->org_addr, op->len);
+      x->src = &x->one.v;
+      x->data_len = op->len;
+      struct ofi_vec t;
+      ofi_vec_one(&t, lapi_addr_ptr(op->tgt_addr), op->len);
+      rc = set_desc(x, &t.v);
+    }
+  }
+  if (rc != LAPI_SUCCESS) {
+    if (x)
+      ofi_xfer_free(x);
+    pthread_mutex_unlock(&ofi.lock);
+    return rc;
+  }
+  __atomic_add_fetch(&h->outstanding, 1, __ATOMIC_SEQ_CST);
+  choose_mode(x);
+  if (credit_take(x))
+    launch(x);
+  pthread_mutex_unlock(&ofi.lock);
+  return LAPI_SUCCESS;
+}
+
+static int ofi_get(struct lapi_hndl *h, const struct lapi_tp_rma *op)
+{
+  pthread_mutex_lock(&ofi.lock);
+  int rc = usable(op->tgt);
+  struct ofi_xfer *x = NULL;
+  if (rc == LAPI_SUCCESS) {
+    x = ofi_xfer_new(OFI_R_GET, op->tgt, h);
+    if (x == NULL)
+      rc = LAPI_ERR_MEMORY_EXHAUSTED;
+  }
+  if (rc == LAPI_SUCCESS) {
+    x->kind = OFI_K_GETREPLY;
+    x->tgt_cntr = op->tgt_cntr;
+    x->note = (struct lapi_am_notify){
+      .tgt = op->tgt, .chndlr = op->chndlr, .cinfo = op->cinfo,
+      .org_cntr = op->org_cntr,
+    };
+    rc = lapi_am_notify_reserve(&x->note);
+  }
+  if (rc == LAPI_SUCCESS) {
+    if (op->org_vec) {
+      x->org_dst = op->org_vec;
+      x->data_len = lapi_vec_pair_bytes(op->tgt_vec, op->org_vec);
+      rc = set_desc(x, op->tgt_vec);
+    } else {
+      ofi_vec_one(&x->one, op->org_addr, op->len);
+      x->org_dst = &x->one.v;
+      x->data_len = op->len;
+      struct ofi_vec t;
+      ofi_vec_one(&t, lapi_addr_ptr(op->tgt_addr), op->len);
+      rc = set_desc(x, &t.v);
+    }
+  }
+  if (rc != LAPI_SUCCESS) {
+    if (x)
+      ofi_xfer_free(x);
+    pthread_mutex_unlock(&ofi.lock);
+    return rc;
+  }
+  __atomic_add_fetch(&h->outstanding, 1, __ATOMIC_SEQ_CST);
+  if (credit_take(x))
+    launch(x);
+  pthread_mutex_unlock(&ofi.lock);
+  return LAPI_SUCCESS;
+}
+
+static int ofi_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op)
+{
+  pthread_mutex_lock(&ofi.lock);
+  int rc = usable(op->tgt);
+  struct ofi_xfer *x = NULL;
+  if (rc == LAPI_SUCCESS) {
+    x = ofi_xfer_new(OFI_R_RMW, op->tgt, h);
+    if (x == NULL)
+      rc = LAPI_ERR_MEMORY_EXHAUSTED;
+  }
+  if (rc == LAPI_SUCCESS) {
+    x->note = (struct lapi_am_notify){
+      .tgt = op->tgt, .shdlr = op->shdlr, .sinfo = op->sinfo,
+      .org_cntr = op->org_cntr,
+    };
+    rc = lapi_am_notify_reserve(&x->note);
+  }
+  if (rc == LAPI_SUCCESS) {
+    x->desc = calloc(1, sizeof(struct ofi_rmw));
+    if (x->desc == NULL)
+      rc = LAPI_ERR_MEMORY_EXHAUSTED;
+  }
+  if (rc != LAPI_SUCCESS) {
+    if (x)
+      ofi_xfer_free(x);
+    pthread_mutex_unlock(&ofi.lock);
+    return rc;
+  }
+  struct ofi_rmw *m = (struct ofi_rmw *)x->desc;
+  m->h.magic = OFI_WIRE_MAGIC;
+  m->h.type = OFI_M_RMW;
+  m->h.hndl = (uint16_t)h->index;
+  m->h.src = ofi.me;
+  m->h.len = sizeof *m;
+  m->h.id = x->id;
+  m->op = (uint32_t)op->op;
+  m->size = (uint32_t)op->size;
+  m->tgt_var = op->tgt_var;
+  int two = op->op == COMPARE_AND_SWAP;
+  if (op->size == 8) {
+    const long long *in = op->in_val;
+    m->in[0] = in[0];
+    m->in[1] = two ? in[1] : 0;
+  } else {
+    const int *in = op->in_val;
+    m->in[0] = in[0];
+    m->in[1] = two ? in[1] : 0;
+  }
+  x->prev = op->prev;
+  x->rmw_size = op->size;
+  __atomic_add_fetch(&h->outstanding, 1, __ATOMIC_SEQ_CST);
+  if (credit_take(x))
+    launch(x);
+  pthread_mutex_unlock(&ofi.lock);
+  return LAPI_SUCCESS;
+}
+
+static void ofi_caps(struct lapi_tp_caps *caps)
+{
+  caps->max_eager = ofi.up ? ofi.eager_limit : 16384;
+  caps->max_pkt = ofi.up ? ofi.buf_size : 65536;
+  caps->max_iov = ofi.up ? (uint)ofi.iov_limit : 4;
+  caps->strided = 1;
+  caps->atomics = 0;
+}
+
+const struct lapi_tp_ops lapi_tp_ofi = {
+  .name = "ofi",
+  .id = LAPI_TP_OFI,
+  .init = ofi_tp_init,
+  .fini = ofi_tp_fini,
+  .caps = ofi_caps,
+  .am_send = ofi_am_send,
+  .put = ofi_put,
+  .get = ofi_get,
+  .rmw = ofi_rmw,
+  .progress = lapi_tp_no_progress, /* the progress thread reads the CQ */
+};
+
+/* --------------------------------------------------- arrivals (origin) */
+
+void ofi_send_fin(uint peer, uint16_t hndl, uint64_t id, int status)
+{
+  struct ofi_fin f;
+  memset(&f, 0, sizeof f);
+  f.h.magic = OFI_WIRE_MAGIC;
+  f.h.type = OFI_M_FIN;
+  f.h.hndl = hndl;
+  f.h.src = ofi.me;
+  f.h.len = sizeof f;
+  f.h.id = id;
+  f.status = status;
+  ofi_send_small(peer, &f, sizeof f);
+}
+
+void ofi_on_fin(const struct ofi_fin *f)
+{
+  struct ofi_xfer *x = ofi_xfer_find(f->h.id);
+  if (x == NULL || x->peer != f->h.src || x->role == OFI_R_SINK) {
+    ofi.st.stale_pkts++;
+    return;
+  }
+  int ok = f->status == LAPI_SUCCESS;
+  if (x->role != OFI_R_SOURCE) {
+    /* A GET or RMW the target refused (its handle is not open). */
+    ofi_report(x->h, f->status, x->role == OFI_R_GET ? GET_ERR : RMW_ERR,
+               x->peer, "the target refused the operation (handle not "
+               "open there?)");
+    x->failed = 1;
+    lapi_am_origin_landed(x->h);
+    if (x->holds_credit)
+      ofi_credit_release(x->peer);
+    ofi_xfer_free(x);
+    return;
+  }
+  switch (x->kind) {
+  case OFI_K_AM:
+    lapi_am_origin_landed(x->h);
+    am_sent(x, f->status);
+    if (ok)
+      lapi_am_origin_done(x->h, x->peer, x->cmpl_cntr);
+    break;
+  case OFI_K_PUT:
+    if (ok) {
+      ofi_note_fire(x);
+    } else {
+      lapi_am_origin_landed(x->h);
+      lapi_am_origin_sent(x->h, x->peer, x->note.org_cntr, NULL, NULL,
+                          f->status);
+    }
+    break;
+  case OFI_K_GETREPLY:
+    /* We were the GET's target: our memory has been read. */
+    if (ok && x->tgt_cntr)
+      lapi_cntr_bump(lapi_addr_ptr(x->tgt_cntr), (int)x->peer);
+    break;
+  default:
+    break;
+  }
+  if (x->holds_credit)
+    ofi_credit_release(x->peer);
+  ofi_xfer_free(x);
+}
+
+void ofi_on_pull(const struct ofi_pull *p)
+{
+  struct ofi_xfer *x = ofi_xfer_find(p->h.id);
+  if (x == NULL || x->peer != p->h.src ||
+      (x->role != OFI_R_SOURCE && x->role != OFI_R_GET)) {
+    ofi.st.stale_pkts++;
+    return;
+  }
+  size_t size = p->stream == OFI_STREAM_DESC ? x->desc_len
+                : x->role == OFI_R_SOURCE   ? x->data_len
+                                            : 0;
+  if (p->stream > OFI_STREAM_DESC || p->len == 0 || p->len > ofi.chunk ||
+      p->offset > size || p->len > size - p->offset) {
+    ofi_bad_pkt("PULL outside the stream", p->h.src);
+    return;
+  }
+  struct ofi_buf *b = ofi_buf_get();
+  if (b == NULL)
+    return; /* the sink times out on it */
+  struct ofi_data *d = ofi_pkt_init(b, OFI_M_DATA, p->h.hndl, p->sink,
+                                    sizeof *d + p->len);
+  d->offset = p->offset;
+  d->stream = p->stream;
+  d->pad = 0;
+  if (p->stream == OFI_STREAM_DESC)
+    memcpy(d + 1, x->desc + p->offset, p->len);
+  else
+    lapi_vec_pack(x->src, d + 1, p->offset, p->len);
+  ofi_send(b, x->peer, 0);
+}
+
+void ofi_on_rmw_reply(const struct ofi_rmw_reply *r)
+{
+  struct ofi_xfer *x = ofi_xfer_find(r->h.id);
+  if (x == NULL || x->role != OFI_R_RMW || x->peer != r->h.src) {
+    ofi.st.stale_pkts++;
+    return;
+  }
+  if (r->status == LAPI_SUCCESS) {
+    if (x->prev) {
+      if (x->rmw_size == 8)
+        *(long long *)x->prev = (long long)r->prev;
+      else
+        *(int *)x->prev = (int)r->prev;
+    }
+    lapi_am_stat_recv(x->h, LAPI_TP_OFI, (size_t)x->rmw_size);
+    ofi_note_fire(x);
+  } else {
+    lapi_am_origin_landed(x->h);
+  }
+  if (x->holds_credit)
+    ofi_credit_release(x->peer);
+  ofi_xfer_free(x);
+}

@@ -1,0 +1,402 @@
+/*
+ * ofi_progress.c - the progress thread: the only reader of the CQ.
+ *
+ * It turns completions into transport work under ofi.lock (packets are
+ * parsed and copied out, receive buffers reposted at once, RMA reads and
+ * pulls continued, FINs turned into counter increments) and hands
+ * everything LAPI means to run in MPE context (header and completion
+ * handlers, send completion handlers, error handlers) to the handle's
+ * dispatcher as work items.  So the application's threads and the
+ * dispatcher never poll the wire, and a thread that blocks (a plain
+ * LAPI_Waitcntr, a bootstrap barrier) never stops the network.
+ *
+ * Idle, it blocks: with a CQ wait fd (tcp;ofi_rxm, sockets, net) in
+ * poll() on that fd and an eventfd senders use to wake it; without one
+ * (shm, udp;ofi_rxd) it naps on a futex word with a growing sleep (50 us
+ * to 1 ms while transfers are in flight, up to 20 ms when nothing is),
+ * and senders wake it the same way.  docs/PROTOCOL.md has the numbers.
+ *
+ * Faults: a failed completion names its peer; so does silence: a peer we
+ * wait for that sent nothing for TIMEOUT/4 gets a PING (answered by its
+ * progress thread, not its application), and one silent for TIMEOUT
+ * seconds (LAPI_Qenv TIMEOUT, the smallest of the served handles) is
+ * declared gone.  Every transfer with a gone peer fails: the origin's
+ * error handler hears of it, its counters never move, and new operations
+ * to that task return LAPI_ERR_NO_CONNECTIVITY.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "transport/ofi/ofi.h"
+
+#define CQ_BATCH 32
+#define NAP_MIN_US 50
+#define NAP_BUSY_US 1000
+#define NAP_IDLE_US 20000
+#define WATCH_MS 250
+
+static int sleeping; /* the thread is about to block or blocks (lock) */
+
+void ofi_kick(void)
+{
+  if (!sleeping)
+    return;
+  if (ofi.kick_fd >= 0 && ofi.wait_fd >= 0) {
+    uint64_t one = 1;
+    ssize_t w = write(ofi.kick_fd, &one, sizeof one);
+    (void)w;
+  } else {
+    __atomic_add_fetch(&ofi.kick_word, 1, __ATOMIC_SEQ_CST);
+    lapi_futex_wake(&ofi.kick_word, 1);
+  }
+}
+
+/* ----------------------------------------------------------- packets */
+
+static void pong(const struct ofi_hdr *hd)
+{
+  struct ofi_hdr r;
+  memset(&r, 0, sizeof r);
+  r.magic = OFI_WIRE_MAGIC;
+  r.type = OFI_M_PONG;
+  r.hndl = hd->hndl;
+  r.src = ofi.me;
+  r.len = sizeof r;
+  r.id = hd->id;
+  ofi_send_small(hd->src, &r, sizeof r);
+}
+
+static void packet(const unsigned char *mem, size_t len)
+{
+  const struct ofi_hdr *hd = (const struct ofi_hdr *)mem;
+  if (ofi_pkt_check(hd, len))
+    return;
+  struct ofi_peer *p = &ofi.peers[hd->src];
+  p->last_rx_ms = ofi_now_ms();
+  if (p->failed) {
+    ofi.st.stale_pkts++; /* declared gone: nothing it says is used */
+    return;
+  }
+  switch (hd->type) {
+  case OFI_M_RTS: ofi_on_rts((const struct ofi_rts *)mem, len); break;
+  case OFI_M_GET: ofi_on_get((const struct ofi_get *)mem, len); break;
+  case OFI_M_RMW: ofi_on_rmw((const struct ofi_rmw *)mem); break;
+  case OFI_M_RMW_REPLY:
+    ofi_on_rmw_reply((const struct ofi_rmw_reply *)mem);
+    break;
+  case OFI_M_PULL: ofi_on_pull((const struct ofi_pull *)mem); break;
+  case OFI_M_DATA: ofi_on_data((const struct ofi_data *)mem, len); break;
+  case OFI_M_FIN: ofi_on_fin((const struct ofi_fin *)mem); break;
+  case OFI_M_PING: pong(hd); break;
+  default: break; /* PONG: last_rx_ms is all it is for */
+  }
+}
+
+static void repost(struct ofi_buf *b)
+{
+  int rc;
+  for (int tries = 0;; tries++) {
+    rc = (int)fi_recv(ofi.ep, b->mem, ofi.buf_size, b->desc, FI_ADDR_UNSPEC,
+                      &b->c.fi);
+    if (rc != -FI_EAGAIN || tries > 1000)
+      break;
+    fi_cq_read(ofi.cq, NULL, 0); /* progress, then try again */
+  }
+  if (rc)
+    LAPI_LOG(LAPI_LOG_ASYNC, "ofi: a receive buffer could not be posted "
+             "again: %s", fi_strerror(-rc));
+}
+
+static void completion(void *ctx, size_t len)
+{
+  struct ofi_ctx *c = ctx;
+  if (c == NULL)
+    return;
+  switch (c->kind) {
+  case OFI_C_SEND:
+    ofi.tx_posted--;
+    ofi_buf_put((struct ofi_buf *)c);
+    break;
+  case OFI_C_RECV:
+    packet(((struct ofi_buf *)c)->mem, len);
+    repost((struct ofi_buf *)c);
+    break;
+  case OFI_C_READ:
+    ofi_on_read_done((struct ofi_read *)c, 0);
+    break;
+  default:
+    break;
+  }
+}
+
+static void completion_error(void)
+{
+  struct fi_cq_err_entry e;
+  memset(&e, 0, sizeof e);
+  if (fi_cq_readerr(ofi.cq, &e, 0) != 1)
+    return;
+  struct ofi_ctx *c = e.op_context;
+  char why[160];
+  snprintf(why, sizeof why, "%s", fi_strerror(e.err));
+  if (c == NULL) {
+    LAPI_LOG(LAPI_LOG_ASYNC, "ofi: completion error without a context: %s",
+             why);
+    return;
+  }
+  switch (c->kind) {
+  case OFI_C_SEND: {
+    struct ofi_buf *b = (struct ofi_buf *)c;
+    uint peer = b->peer;
+    ofi.tx_posted--;
+    ofi_buf_put(b);
+    ofi_peer_fail(peer, LAPI_ERR_SEND_INCOMP, why);
+    break;
+  }
+  case OFI_C_RECV:
+    /* A message longer than our buffers (FI_ETRUNC) or a receive error:
+     * nothing of it is used. */
+    ofi_bad_pkt(why, UINT32_MAX);
+    repost((struct ofi_buf *)c);
+    break;
+  case OFI_C_READ:
+    ofi_on_read_done((struct ofi_read *)c, e.err ? e.err : FI_EIO);
+    break;
+  default:
+    break;
+  }
+}
+
+/* Read what the CQ has; returns the completions handled. */
+static int drain_cq(void)
+{
+  struct fi_cq_msg_entry ev[CQ_BATCH];
+  int total = 0;
+  for (int round = 0; round < 8; round++) {
+    ssize_t n = fi_cq_read(ofi.cq, ev, CQ_BATCH);
+    if (n == -FI_EAVAIL) {
+      completion_error();
+      total++;
+      continue;
+    }
+    if (n <= 0)
+      break;
+    for (ssize_t k = 0; k < n; k++)
+      completion(ev[k].op_context, ev[k].len);
+    total += (int)n;
+    if (n < CQ_BATCH)
+      break;
+  }
+  return total;
+}
+
+/* ------------------------------------------------------------- faults */
+
+struct fault_item {
+  struct lapi_item it;
+  struct lapi_hndl *h;
+  int code;
+  lapi_err_t type;
+  uint peer;
+  char why[160];
+};
+
+static void fault_run(struct lapi_item *it)
+{
+  struct fault_item *f = (struct fault_item *)it;
+  LAPI_ASYNC_ERROR(f->h, f->code, f->type, (int)f->peer, "task %u: %s",
+                   f->peer, f->why);
+  free(f);
+}
+
+void ofi_report(struct lapi_hndl *h, int code, lapi_err_t type, uint peer,
+                const char *why)
+{
+  struct fault_item *f = calloc(1, sizeof *f);
+  if (f == NULL) {
+    LAPI_LOG(LAPI_LOG_ASYNC, "ofi: task %u: %s", peer, why);
+    return;
+  }
+  f->h = h;
+  f->code = code;
+  f->type = type;
+  f->peer = peer;
+  snprintf(f->why, sizeof f->why, "%s", why);
+  f->it.run = fault_run;
+  f->it.src = (int)peer;
+  lapi_am_post(h, &f->it);
+}
+
+void ofi_peer_fail(uint peer, int code, const char *why)
+{
+  struct ofi_peer *p = &ofi.peers[peer];
+  if (p->failed)
+    return;
+  p->failed = code;
+  LAPI_LOG(LAPI_LOG_INFO, "ofi: task %u declared gone: %s", peer, why);
+  /* Tell every served handle once, in MPE context; count the fault so
+   * that counter waits stop waiting for it (lapi_cntr.c). */
+  for (unsigned i = 0; i < LAPI_AM_MAX_HANDLES; i++) {
+    if (!ofi.handle_on[i])
+      continue;
+    struct lapi_hndl *h = lapi_hndl_slot(i);
+    __atomic_add_fetch(&h->faults, 1, __ATOMIC_SEQ_CST);
+    char msg[200];
+    snprintf(msg, sizeof msg, "unreachable (%s): its operations fail", why);
+    ofi_report(h, code, INT_ERR, peer, msg);
+  }
+  for (uint32_t s = 0; s < ofi.xcap; s++) {
+    struct ofi_xfer *x = ofi.xtab[s];
+    if (x && x->peer == peer && !x->failed) {
+      if (x->role == OFI_R_SINK)
+        ofi_sink_fail(x, code);
+      else
+        ofi_fail_xfer(x, code);
+    }
+  }
+  lapi_bell_ring(); /* waiters look again */
+}
+
+static int64_t last_watch;
+
+static void watchdog(void)
+{
+  int64_t now = ofi_now_ms();
+  if (now - last_watch < WATCH_MS)
+    return;
+  last_watch = now;
+  int64_t limit = 1000L * ofi_timeout_s();
+  int64_t ping = limit / 4 > 1000 ? limit / 4 : 1000;
+  unsigned char *wait = calloc(ofi.ntasks, 1);
+  if (wait == NULL)
+    return;
+  for (uint32_t s = 0; s < ofi.xcap; s++)
+    if (ofi.xtab[s] && !ofi.xtab[s]->failed)
+      wait[ofi.xtab[s]->peer] = 1;
+  for (uint t = 0; t < ofi.ntasks; t++) {
+    struct ofi_peer *p = &ofi.peers[t];
+    if (!wait[t] || p->failed)
+      continue;
+    int64_t quiet = now - p->last_rx_ms;
+    if (quiet > limit) {
+      char why[96];
+      snprintf(why, sizeof why, "no answer for %lld s (TIMEOUT)",
+               (long long)(quiet / 1000));
+      ofi_peer_fail(t, LAPI_ERR_TIMEOUT, why);
+    } else if (quiet > ping && now - p->ping_ms > ping) {
+      struct ofi_hdr hd;
+      memset(&hd, 0, sizeof hd);
+      hd.magic = OFI_WIRE_MAGIC;
+      hd.type = OFI_M_PING;
+      hd.src = ofi.me;
+      hd.len = sizeof hd;
+      ofi_send_small(t, &hd, sizeof hd);
+      p->ping_ms = now;
+    }
+  }
+  free(wait);
+}
+
+/* ------------------------------------------------------------ the loop */
+
+static void nap(int us)
+{
+  int seen = __atomic_load_n(&ofi.kick_word, __ATOMIC_SEQ_CST);
+  pthread_mutex_unlock(&ofi.lock);
+  struct timespec ts = {0, (long)us * 1000};
+  (void)ts;
+  lapi_futex_wait(&ofi.kick_word, seen, us < 1000 ? 1 : us / 1000);
+  pthread_mutex_lock(&ofi.lock);
+}
+
+static void wait_fd(int ms)
+{
+  if (fi_trywait(ofi.fabric, (struct fid **)&ofi.cq, 1) != FI_SUCCESS)
+    return; /* events are there: no sleep */
+  pthread_mutex_unlock(&ofi.lock);
+  struct pollfd pf[2] = {{ofi.wait_fd, POLLIN, 0}, {ofi.kick_fd, POLLIN, 0}};
+  poll(pf, 2, ms);
+  if (pf[1].revents & POLLIN) {
+    uint64_t v;
+    ssize_t r = read(ofi.kick_fd, &v, sizeof v);
+    (void)r;
+  }
+  pthread_mutex_lock(&ofi.lock);
+}
+
+static void *progress_main(void *arg)
+{
+  (void)arg;
+  pthread_setname_np(pthread_self(), "lapi-ofi");
+  int idle = 0;
+  pthread_mutex_lock(&ofi.lock);
+  while (!__atomic_load_n(&ofi.stop, __ATOMIC_SEQ_CST)) {
+    int n = drain_cq();
+    ofi_send_retry();
+    ofi_sink_issue();
+    if (ofi.xlive)
+      watchdog();
+    if (n > 0) {
+      idle = 0;
+      if (ofi.retry_head == NULL) {
+        /* let a sender in between two batches */
+        pthread_mutex_unlock(&ofi.lock);
+        pthread_mutex_lock(&ofi.lock);
+      }
+      continue;
+    }
+    int busy = ofi.tx_posted || ofi.retry_head || ofi.xlive;
+    sleeping = 1;
+    if (ofi.wait_fd >= 0) {
+      wait_fd(ofi.retry_head || ofi.tx_posted ? 1 : busy ? WATCH_MS : -1);
+    } else if (idle < 4) {
+      idle++;
+      pthread_mutex_unlock(&ofi.lock);
+      sched_yield();
+      pthread_mutex_lock(&ofi.lock);
+    } else {
+      int us = NAP_MIN_US << (idle < 14 ? idle - 4 : 10);
+      int cap = busy ? NAP_BUSY_US : NAP_IDLE_US;
+      idle++;
+      nap(us < cap ? us : cap);
+    }
+    sleeping = 0;
+  }
+  pthread_mutex_unlock(&ofi.lock);
+  return NULL;
+}
+
+int ofi_progress_start(void)
+{
+  __atomic_store_n(&ofi.stop, 0, __ATOMIC_SEQ_CST);
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int rc = pthread_create(&ofi.thread, NULL, progress_main, NULL);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (rc != 0) {
+    LAPI_LOG(LAPI_LOG_ASYNC, "ofi: the progress thread could not start");
+    return LAPI_ERR_MEMORY_EXHAUSTED;
+  }
+  ofi.thread_on = 1;
+  return LAPI_SUCCESS;
+}
+
+/* Not under ofi.lock. */
+void ofi_progress_stop(void)
+{
+  if (!ofi.thread_on)
+    return;
+  __atomic_store_n(&ofi.stop, 1, __ATOMIC_SEQ_CST);
+  pthread_mutex_lock(&ofi.lock);
+  sleeping = 1;
+  ofi_kick();
+  pthread_mutex_unlock(&ofi.lock);
+  pthread_join(ofi.thread, NULL);
+  ofi.thread_on = 0;
+}

@@ -1,0 +1,147 @@
+/*
+ * ofi_send.c - packet buffers and sends.
+ *
+ * A packet is built in a buffer of ofi.buf_size bytes taken from a free
+ * list (grown on demand, registered when the provider wants FI_MR_LOCAL)
+ * and given to ofi_send(), which injects it (up to inject_size: the
+ * buffer is free at once) or posts it (free at its completion).
+ * -FI_EAGAIN never loses a packet: it joins the retry queue, which keeps
+ * the order of sends, and the progress thread (woken if asleep) posts it
+ * again after reading the CQ.  Everything here runs under ofi.lock.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport/ofi/ofi.h"
+
+struct ofi_buf *ofi_buf_get(void)
+{
+  struct ofi_buf *b = ofi.free_bufs;
+  if (b) {
+    ofi.free_bufs = b->next;
+    b->next = NULL;
+    return b;
+  }
+  b = calloc(1, sizeof *b);
+  if (b == NULL)
+    return NULL;
+  b->mem = aligned_alloc(64, (ofi.buf_size + 63) & ~(size_t)63);
+  if (b->mem == NULL) {
+    free(b);
+    return NULL;
+  }
+  if (ofi.mr_mode & FI_MR_LOCAL) {
+    if (ofi_mr_reg(b->mem, ofi.buf_size, FI_SEND, &b->mr)) {
+      free(b->mem);
+      free(b);
+      return NULL;
+    }
+    b->desc = fi_mr_desc(b->mr);
+  }
+  b->c.kind = OFI_C_SEND;
+  return b;
+}
+
+void ofi_buf_put(struct ofi_buf *b)
+{
+  b->next = ofi.free_bufs;
+  ofi.free_bufs = b;
+}
+
+void *ofi_pkt_init(struct ofi_buf *b, int type, uint16_t hndl, uint64_t id,
+                   size_t len)
+{
+  struct ofi_hdr *hd = (struct ofi_hdr *)b->mem;
+  memset(b->mem, 0, len < 64 ? len : 64);
+  hd->magic = OFI_WIRE_MAGIC;
+  hd->type = (uint8_t)type;
+  hd->hndl = hndl;
+  hd->src = ofi.me;
+  hd->len = (uint32_t)len;
+  hd->id = id;
+  b->len = len;
+  return b->mem;
+}
+
+/* 0 posted (or injected), -FI_EAGAIN, or another libfabric error. */
+static int post(struct ofi_buf *b)
+{
+  fi_addr_t a = ofi.peers[b->peer].addr;
+  int rc;
+  if (b->len <= ofi.inject_size) {
+    rc = (int)fi_inject(ofi.ep, b->mem, b->len, a);
+    if (rc == 0)
+      ofi_buf_put(b);
+    return rc;
+  }
+  rc = (int)fi_send(ofi.ep, b->mem, b->len, b->desc, a, &b->c.fi);
+  if (rc == 0)
+    ofi.tx_posted++;
+  return rc;
+}
+
+static void send_failed(struct ofi_buf *b, int rc)
+{
+  uint peer = b->peer;
+  ofi_buf_put(b);
+  char why[128];
+  snprintf(why, sizeof why, "a send failed: %s", fi_strerror(-rc));
+  ofi_peer_fail(peer, LAPI_ERR_SEND_INCOMP, why);
+}
+
+void ofi_send(struct ofi_buf *b, uint peer, uint64_t xfer)
+{
+  b->peer = peer;
+  b->xfer = xfer;
+  b->next = NULL;
+  if (ofi.peers[peer].failed) {
+    ofi_buf_put(b); /* the transfer was failed with the peer */
+    return;
+  }
+  int rc = ofi.retry_head ? -FI_EAGAIN : post(b);
+  if (rc == 0)
+    return;
+  if (rc != -FI_EAGAIN) {
+    send_failed(b, rc);
+    return;
+  }
+  ofi.st.eagain++;
+  if (ofi.retry_tail)
+    ofi.retry_tail->next = b;
+  else
+    ofi.retry_head = b;
+  ofi.retry_tail = b;
+  ofi_kick();
+}
+
+void ofi_send_retry(void)
+{
+  while (ofi.retry_head) {
+    struct ofi_buf *b = ofi.retry_head;
+    if (ofi.peers[b->peer].failed) {
+      ofi.retry_head = b->next;
+      ofi_buf_put(b);
+      continue;
+    }
+    int rc = post(b);
+    if (rc == -FI_EAGAIN)
+      break;
+    ofi.retry_head = b->next;
+    if (rc != 0)
+      send_failed(b, rc);
+  }
+  if (ofi.retry_head == NULL)
+    ofi.retry_tail = NULL;
+}
+
+int ofi_send_small(uint peer, const void *pkt, size_t len)
+{
+  struct ofi_buf *b = ofi_buf_get();
+  if (b == NULL)
+    return LAPI_ERR_MEMORY_EXHAUSTED;
+  memcpy(b->mem, pkt, len);
+  b->len = len;
+  ofi_send(b, peer, 0);
+  return LAPI_SUCCESS;
+}

@@ -1,0 +1,879 @@
+/*
+ * ofi_sink.c - arrivals that write our memory: an AM or put at its
+ * target, a get's reply at its origin; and a GET or RMW at its target.
+ *
+ * An RTS is checked field by field (sizes must add up to the packet,
+ * segments must not wrap, descriptions must parse and, for puts, pass
+ * the target-vector checks) and copied out of the receive buffer, which
+ * is posted again at once.  Then:
+ *   AM       the header handler runs in MPE context (a work item); it
+ *            names the destination, or discards, or fails the message.
+ *   PUT      the destination is the vector the origin described.
+ *   GETREPLY the destination is the get's own origin buffer or vector.
+ * The data comes by one of three paths:
+ *   eager    it is in the packet: unpacked at once;
+ *   RMA      the source registered its pieces: we read them straight
+ *            into the destination (fi_readmsg, up to iov_limit local and
+ *            rma_iov_limit remote pieces per read, at most max_read
+ *            bytes, read_window reads in flight);
+ *   packed   (no RMA, pieces under LAPI_RDV_MIN_BLOCK on either side, or
+ *            registration failed) PULL requests of one chunk each, up to
+ *            read_window in flight; the source packs, we unpack.
+ * When every byte is in: the AM's completion handler and tgt_cntr (MPE
+ * item), or the put's tgt_cntr, then a FIN to the source.  A description
+ * too large for one packet is pulled first (stream DESC).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport/ofi/ofi.h"
+
+#define DESC_MAX ((size_t)1 << 30)
+
+static void after_desc(struct ofi_xfer *x);
+static void get_after_desc(struct ofi_xfer *x);
+
+static void ready_add(struct ofi_xfer *x)
+{
+  if (x->in_ready)
+    return;
+  x->in_ready = 1;
+  x->next = NULL;
+  if (ofi.ready_tail)
+    ofi.ready_tail->next = x;
+  else
+    ofi.ready_head = x;
+  ofi.ready_tail = x;
+}
+
+static void sink_fin_free(struct ofi_xfer *x, int status)
+{
+  ofi_send_fin(x->peer, (uint16_t)x->h->index, x->src_xfer, status);
+  ofi_xfer_free(x);
+}
+
+void ofi_sink_fail(struct ofi_xfer *x, int code)
+{
+  (void)code;
+  if (x->failed)
+    return;
+  x->failed = 1;
+  if (x->kind == OFI_K_GETREPLY) {
+    lapi_am_origin_landed(x->h); /* our get: org_cntr never moves */
+    if (x->holds_credit)
+      ofi_credit_release(x->peer);
+  }
+  if (!x->item_queued)
+    ofi_xfer_free(x); /* else the item frees it */
+}
+
+/* ------------------------------------------------------------ AM items */
+
+static void am_done_run(struct lapi_item *it)
+{
+  struct ofi_xfer *x = (struct ofi_xfer *)it;
+  pthread_mutex_lock(&ofi.lock);
+  x->item_queued = 0;
+  int gone = x->failed;
+  if (gone)
+    ofi_xfer_free(x);
+  pthread_mutex_unlock(&ofi.lock);
+  if (gone)
+    return;
+  lapi_am_recv_complete(&x->msg, &x->d);
+  pthread_mutex_lock(&ofi.lock);
+  sink_fin_free(x, LAPI_SUCCESS);
+  pthread_mutex_unlock(&ofi.lock);
+}
+
+/* LAPI_Purge_totask: the message is never delivered; the origin's
+ * memory is free again (its org_cntr moves, no cmpl_cntr). */
+static void am_cancel(struct lapi_item *it)
+{
+  struct ofi_xfer *x = (struct ofi_xfer *)it;
+  pthread_mutex_lock(&ofi.lock);
+  x->item_queued = 0;
+  if (x->failed)
+    ofi_xfer_free(x);
+  else
+    sink_fin_free(x, LAPI_ERR_TGT_PURGED);
+  pthread_mutex_unlock(&ofi.lock);
+}
+
+static void post_item(struct ofi_xfer *x, void (*run)(struct lapi_item *))
+{
+  x->it.run = run;
+  x->it.cancel = am_cancel;
+  x->it.src = (int)x->peer;
+  x->item_queued = 1;
+  lapi_am_post(x->h, &x->it);
+}
+
+static void start_data(struct ofi_xfer *x);
+
+static void am_header_run(struct lapi_item *it)
+{
+  struct ofi_xfer *x = (struct ofi_xfer *)it;
+  pthread_mutex_lock(&ofi.lock);
+  x->item_queued = 0;
+  int gone = x->failed;
+  if (gone)
+    ofi_xfer_free(x);
+  pthread_mutex_unlock(&ofi.lock);
+  if (gone)
+    return;
+
+  struct lapi_am_dest *d = &x->d;
+  lapi_am_recv_header(&x->msg, d);
+  switch (d->action) {
+  case LAPI_AM_RETRY:
+    pthread_mutex_lock(&ofi.lock);
+    if (x->failed)
+      ofi_xfer_free(x);
+    else
+      post_item(x, am_header_run); /* LAPI_DROP_PKT: comes again */
+    pthread_mutex_unlock(&ofi.lock);
+    return;
+  case LAPI_AM_FAILED:
+    pthread_mutex_lock(&ofi.lock);
+    sink_fin_free(x, d->error);
+    pthread_mutex_unlock(&ofi.lock);
+    return;
+  case LAPI_AM_DISCARD:
+    lapi_am_stat_recv(x->h, LAPI_TP_OFI, 0);
+    lapi_am_recv_complete(&x->msg, d);
+    pthread_mutex_lock(&ofi.lock);
+    sink_fin_free(x, LAPI_SUCCESS);
+    pthread_mutex_unlock(&ofi.lock);
+    return;
+  case LAPI_AM_DELIVER:
+    break;
+  }
+  lapi_am_stat_recv(x->h, LAPI_TP_OFI, d->bytes);
+  if (d->vec) {
+    x->dest = d->vec;
+  } else {
+    ofi_vec_one(&x->dest_one, d->buf, d->bytes);
+    x->dest = &x->dest_one.v;
+  }
+  x->want = d->bytes;
+  if (x->mode == OFI_MODE_EAGER) {
+    /* The data is in our copy of the packet: straight to the user. */
+    lapi_vec_unpack(x->dest, x->p_data, 0, x->want);
+    lapi_am_recv_complete(&x->msg, d);
+    pthread_mutex_lock(&ofi.lock);
+    ofi.st.eager++;
+    sink_fin_free(x, LAPI_SUCCESS);
+    pthread_mutex_unlock(&ofi.lock);
+    return;
+  }
+  pthread_mutex_lock(&ofi.lock);
+  if (x->failed)
+    ofi_xfer_free(x);
+  else {
+    start_data(x);
+    ofi_sink_issue();
+  }
+  pthread_mutex_unlock(&ofi.lock);
+}
+
+/* ------------------------------------------------------------ finishing */
+
+static void finish(struct ofi_xfer *x)
+{
+  switch (x->kind) {
+  case OFI_K_AM:
+    post_item(x, am_done_run);
+    break;
+  case OFI_K_PUT:
+    lapi_am_stat_recv(x->h, LAPI_TP_OFI, x->want);
+    if (x->cntr_remote)
+      lapi_cntr_bump(lapi_addr_ptr(x->cntr_remote), (int)x->peer);
+    sink_fin_free(x, LAPI_SUCCESS);
+    break;
+  case OFI_K_GETREPLY:
+    lapi_am_stat_recv(x->h, LAPI_TP_OFI, x->want);
+    ofi_send_fin(x->peer, (uint16_t)x->h->index, x->src_xfer, LAPI_SUCCESS);
+    ofi_note_fire(x);
+    if (x->holds_credit)
+      ofi_credit_release(x->peer);
+    ofi_xfer_free(x);
+    break;
+  default:
+    ofi_xfer_free(x);
+    break;
+  }
+}
+
+/* Pieces of the destination big enough to read into directly? */
+static int dest_friendly(const lapi_vec_t *v, size_t want)
+{
+  if (v->vec_type == LAPI_GEN_STRIDED_XFER)
+    return lapi_vec_stride_block(v) >= ofi.min_rma_block;
+  uint n = 0;
+  for (uint i = 0; i < v->num_vecs; i++)
+    n += v->len[i] != 0;
+  return n && want / n >= ofi.min_rma_block;
+}
+
+static void start_data(struct ofi_xfer *x)
+{
+  x->issued = x->done = 0;
+  x->inflight = 0;
+  if (x->want == 0) {
+    finish(x);
+    return;
+  }
+  if (x->mode == OFI_MODE_EAGER) {
+    lapi_vec_unpack(x->dest, x->p_data, 0, x->want);
+    ofi.st.eager++;
+    finish(x);
+    return;
+  }
+  x->use_rma = x->mode == OFI_MODE_RMA && dest_friendly(x->dest, x->want);
+  if (x->use_rma) {
+    ofi.st.rma++;
+    lapi_vec_walk_init(&x->dw, x->dest);
+    x->lcur_left = 0;
+    x->rseg_i = 0;
+    x->rseg_off = 0;
+  } else {
+    ofi.st.pull++;
+  }
+  ready_add(x);
+}
+
+/* ------------------------------------------------------------ arrivals */
+
+static int segs_ok(const struct ofi_rts *r, const struct ofi_seg *s)
+{
+  if (r->strided) {
+    if (r->nseg != 1 || r->s_block == 0 || r->s_num == 0 ||
+        r->s_stride < r->s_block || r->s_num > UINT32_MAX)
+      return 0;
+    unsigned __int128 ext =
+        (unsigned __int128)r->s_stride * (r->s_num - 1) + r->s_block;
+    if (ext != s[0].len || s[0].addr + s[0].len < s[0].addr ||
+        (unsigned __int128)r->s_block * r->s_num != r->data_len)
+      return 0;
+    return 1;
+  }
+  uint64_t sum = 0;
+  for (uint32_t i = 0; i < r->nseg; i++) {
+    if (s[i].len == 0 || s[i].addr + s[i].len < s[i].addr ||
+        sum + s[i].len < sum)
+      return 0;
+    sum += s[i].len;
+  }
+  return sum == r->data_len;
+}
+
+void ofi_on_rts(const struct ofi_rts *r, size_t len)
+{
+  uint src = r->h.src;
+  if (r->kind < OFI_K_AM || r->kind > OFI_K_GETREPLY ||
+      r->mode > OFI_MODE_PULL || r->uhdr_len > LAPI_AM_MAX_UHDR ||
+      r->uhdr_len % 4 || r->shape > 1 + LAPI_GEN_GENERIC ||
+      r->data_len > (uint64_t)LAPI_MAX_MSG_SZ ||
+      r->nseg > len / sizeof(struct ofi_seg) ||
+      (r->mode == OFI_MODE_RMA) != (r->nseg != 0) ||
+      (r->strided && r->mode != OFI_MODE_RMA)) {
+    ofi_bad_pkt("RTS fields out of range", src);
+    return;
+  }
+  if (r->desc_inline ? r->desc_len > len : r->desc_len > DESC_MAX) {
+    ofi_bad_pkt("RTS description length", src);
+    return;
+  }
+  size_t need = sizeof *r + r->nseg * sizeof(struct ofi_seg) +
+                ofi_align8(r->uhdr_len) +
+                (r->desc_inline ? ofi_align8(r->desc_len) : 0) +
+                (r->mode == OFI_MODE_EAGER ? r->data_len : 0);
+  if (need != len) {
+    ofi_bad_pkt("RTS sizes do not add up to the packet", src);
+    return;
+  }
+  const struct ofi_seg *segs = (const struct ofi_seg *)(r + 1);
+  if (r->mode == OFI_MODE_RMA && !segs_ok(r, segs)) {
+    ofi_bad_pkt("RTS memory segments", src);
+    return;
+  }
+  if (!ofi.handle_on[r->h.hndl]) {
+    ofi.st.stale_pkts++;
+    if (r->kind != OFI_K_GETREPLY)
+      ofi_send_fin(src, r->h.hndl, r->h.id, LAPI_ERR_HNDL_INVALID);
+    return;
+  }
+  struct lapi_hndl *h = lapi_hndl_slot(r->h.hndl);
+  struct ofi_xfer *x;
+  if (r->kind == OFI_K_GETREPLY) {
+    x = ofi_xfer_find(r->cookie);
+    if (x == NULL || x->role != OFI_R_GET || x->peer != src ||
+        x->data_len != r->data_len || x->h != h) {
+      ofi.st.stale_pkts++;
+      return;
+    }
+    x->role = OFI_R_SINK;
+  } else {
+    x = ofi_xfer_new(OFI_R_SINK, src, h);
+    if (x == NULL) {
+      ofi_send_fin(src, r->h.hndl, r->h.id, LAPI_ERR_MEMORY_EXHAUSTED);
+      return;
+    }
+    x->kind = r->kind;
+  }
+  x->src_xfer = r->h.id;
+  x->pkt = malloc(len);
+  if (x->pkt == NULL) {
+    ofi_send_fin(src, r->h.hndl, r->h.id, LAPI_ERR_MEMORY_EXHAUSTED);
+    if (x->kind == OFI_K_GETREPLY)
+      ofi_sink_fail(x, LAPI_ERR_MEMORY_EXHAUSTED);
+    else
+      ofi_xfer_free(x);
+    return;
+  }
+  memcpy(x->pkt, r, len);
+  x->pkt_len = len;
+  const unsigned char *p = x->pkt + sizeof *r;
+  x->rsegs = (struct ofi_seg *)p;
+  x->nrseg = r->nseg;
+  x->rstrided = r->strided;
+  x->rblock = r->s_block;
+  x->rstride = r->s_stride;
+  x->rnum = r->s_num;
+  p += r->nseg * sizeof(struct ofi_seg);
+  x->p_uhdr = p;
+  p += ofi_align8(r->uhdr_len);
+  x->p_desc = r->desc_inline ? p : NULL;
+  if (r->desc_inline)
+    p += ofi_align8(r->desc_len);
+  x->p_data = p;
+  x->mode = r->mode;
+  x->hdr_hdl = r->hdr_hdl;
+  x->uhdr_len = r->uhdr_len;
+  x->shape = r->shape;
+  x->cntr_remote = r->tgt_cntr;
+  x->data_len = r->data_len;
+  x->desc_in_len = r->desc_len;
+  if (r->desc_inline || r->desc_len == 0) {
+    after_desc(x);
+    return;
+  }
+  x->desc_in = malloc(r->desc_len);
+  if (x->desc_in == NULL) {
+    sink_fin_free(x, LAPI_ERR_MEMORY_EXHAUSTED);
+    return;
+  }
+  x->desc_phase = 1;
+  x->issued = x->done = 0;
+  ready_add(x);
+}
+
+static const unsigned char *desc_bytes(const struct ofi_xfer *x)
+{
+  return x->desc_in ? x->desc_in : x->p_desc;
+}
+
+/* The origin's shape of an Amsendv, for the vhdr handler. */
+static int am_shape(struct ofi_xfer *x)
+{
+  struct lapi_am_msg *m = &x->msg;
+  if (x->shape == 0) {
+    if (x->desc_in_len != 0)
+      return -1;
+    m->org_shape = NULL;
+    m->one_pkt = x->mode == OFI_MODE_EAGER && x->data_len
+                     ? (void *)x->p_data : NULL;
+    return 0;
+  }
+  struct ofi_vec *sv = &x->shape_vec;
+  if (ofi_desc_read(desc_bytes(x), x->desc_in_len, sv) != 0 ||
+      (uint32_t)sv->v.vec_type != x->shape - 1)
+    return -1;
+  if (sv->v.vec_type == LAPI_GEN_STRIDED_XFER) {
+    size_t block = lapi_vec_stride_block(&sv->v);
+    size_t pitch = lapi_vec_stride_pitch(&sv->v);
+    if ((unsigned __int128)block * sv->v.num_vecs != x->data_len ||
+        (sv->v.num_vecs > 1 && pitch < block))
+      return -1;
+    x->strided_len[0] = x->strided_len[1] = block;
+    x->strided_len[2] = pitch;
+    m->len_vec = x->strided_len;
+  } else {
+    uint64_t sum = 0;
+    for (uint i = 0; i < sv->v.num_vecs; i++) {
+      if (sum + sv->len[i] < sum)
+        return -1;
+      sum += sv->len[i];
+    }
+    if (sum != x->data_len)
+      return -1;
+    m->len_vec = sv->len;
+  }
+  m->org_shape = &sv->v;
+  return 0;
+}
+
+static void after_desc(struct ofi_xfer *x)
+{
+  if (x->kind == OFI_K_AM) {
+    struct lapi_am_msg *m = &x->msg;
+    memset(m, 0, sizeof *m);
+    if (am_shape(x) != 0) {
+      ofi_bad_pkt("AM shape description", x->peer);
+      sink_fin_free(x, LAPI_ERR_UNKNOWN);
+      return;
+    }
+    m->h = x->h;
+    m->src = (int)x->peer;
+    m->hdr_hdl = x->hdr_hdl;
+    m->uhdr = x->uhdr_len ? (void *)x->p_uhdr : NULL;
+    m->uhdr_len = x->uhdr_len;
+    m->msg_len = x->data_len;
+    m->tgt_cntr = x->cntr_remote;
+    post_item(x, am_header_run);
+    return;
+  }
+  if (x->kind == OFI_K_PUT) {
+    int rc = ofi_desc_read(desc_bytes(x), x->desc_in_len, &x->rdesc);
+    if (rc == 0)
+      rc = lapi_vec_check_target(&x->rdesc.v) == LAPI_SUCCESS &&
+                   x->data_len <= lapi_vec_bytes(&x->rdesc.v)
+               ? 0 : -1;
+    if (rc != 0) {
+      ofi_bad_pkt("put target description", x->peer);
+      sink_fin_free(x, LAPI_ERR_TGT_VEC_ADDR);
+      return;
+    }
+    x->dest = &x->rdesc.v;
+  } else {
+    x->dest = x->org_dst; /* GETREPLY */
+  }
+  x->want = x->data_len;
+  start_data(x);
+}
+
+/* ----------------------------------------------------------------- GET */
+
+void ofi_on_get(const struct ofi_get *g, size_t len)
+{
+  uint src = g->h.src;
+  if (g->desc_inline ? len != sizeof *g + g->desc_len
+                     : (len != sizeof *g || g->desc_len == 0 ||
+                        g->desc_len > DESC_MAX) ||
+      g->data_len > (uint64_t)LAPI_MAX_MSG_SZ) {
+    ofi_bad_pkt("GET sizes", src);
+    return;
+  }
+  if (!ofi.handle_on[g->h.hndl]) {
+    ofi.st.stale_pkts++;
+    ofi_send_fin(src, g->h.hndl, g->h.id, LAPI_ERR_HNDL_INVALID);
+    return;
+  }
+  struct ofi_xfer *x = ofi_xfer_new(OFI_R_SOURCE, src,
+                                    lapi_hndl_slot(g->h.hndl));
+  if (x == NULL) {
+    ofi_send_fin(src, g->h.hndl, g->h.id, LAPI_ERR_MEMORY_EXHAUSTED);
+    return;
+  }
+  x->kind = OFI_K_GETREPLY;
+  x->cookie = g->h.id;
+  x->src_xfer = g->h.id;
+  x->tgt_cntr = g->tgt_cntr;
+  x->data_len = g->data_len;
+  x->desc_in_len = g->desc_len;
+  if (g->desc_inline) {
+    x->desc_in = malloc(g->desc_len ? g->desc_len : 1);
+    if (x->desc_in == NULL) {
+      ofi_send_fin(src, g->h.hndl, g->h.id, LAPI_ERR_MEMORY_EXHAUSTED);
+      ofi_xfer_free(x);
+      return;
+    }
+    memcpy(x->desc_in, g + 1, g->desc_len);
+    get_after_desc(x);
+    return;
+  }
+  x->desc_in = malloc(g->desc_len);
+  if (x->desc_in == NULL) {
+    ofi_send_fin(src, g->h.hndl, g->h.id, LAPI_ERR_MEMORY_EXHAUSTED);
+    ofi_xfer_free(x);
+    return;
+  }
+  x->desc_phase = 1;
+  x->issued = x->done = 0;
+  ready_add(x);
+}
+
+/* The GET's target memory is known: answer with an RTS. */
+static void get_after_desc(struct ofi_xfer *x)
+{
+  int rc = ofi_desc_read(x->desc_in, x->desc_in_len, &x->rdesc);
+  if (rc == 0)
+    rc = lapi_vec_check_target(&x->rdesc.v) == LAPI_SUCCESS &&
+                 x->data_len <= lapi_vec_bytes(&x->rdesc.v)
+             ? 0 : -1;
+  if (rc != 0) {
+    ofi_bad_pkt("get target description", x->peer);
+    ofi_send_fin(x->peer, (uint16_t)x->h->index, x->cookie,
+                 LAPI_ERR_TGT_VEC_ADDR);
+    ofi_xfer_free(x);
+    return;
+  }
+  x->src = &x->rdesc.v;
+  lapi_am_stat_recv(x->h, LAPI_TP_OFI, x->data_len);
+  ofi_source_mode(x);
+  ofi_source_start(x);
+}
+
+/* ----------------------------------------------------------------- RMW */
+
+static int64_t rmw_do(const struct ofi_rmw *m)
+{
+  if (m->size == 8) {
+    long long *v = lapi_addr_ptr(m->tgt_var);
+    long long a = m->in[0], b = m->in[1];
+    switch (m->op) {
+    case FETCH_AND_ADD: return __atomic_fetch_add(v, a, __ATOMIC_SEQ_CST);
+    case FETCH_AND_OR: return __atomic_fetch_or(v, a, __ATOMIC_SEQ_CST);
+    case SWAP: return __atomic_exchange_n(v, a, __ATOMIC_SEQ_CST);
+    default:
+      return __atomic_compare_exchange_n(v, &a, b, 0, __ATOMIC_SEQ_CST,
+                                         __ATOMIC_SEQ_CST) ? TRUE : FALSE;
+    }
+  }
+  int *v = lapi_addr_ptr(m->tgt_var);
+  int a = (int)m->in[0], b = (int)m->in[1];
+  switch (m->op) {
+  case FETCH_AND_ADD: return __atomic_fetch_add(v, a, __ATOMIC_SEQ_CST);
+  case FETCH_AND_OR: return __atomic_fetch_or(v, a, __ATOMIC_SEQ_CST);
+  case SWAP: return __atomic_exchange_n(v, a, __ATOMIC_SEQ_CST);
+  default:
+    return __atomic_compare_exchange_n(v, &a, b, 0, __ATOMIC_SEQ_CST,
+                                       __ATOMIC_SEQ_CST) ? TRUE : FALSE;
+  }
+}
+
+void ofi_on_rmw(const struct ofi_rmw *m)
+{
+  struct ofi_rmw_reply r;
+  memset(&r, 0, sizeof r);
+  r.h.magic = OFI_WIRE_MAGIC;
+  r.h.type = OFI_M_RMW_REPLY;
+  r.h.hndl = m->h.hndl;
+  r.h.src = ofi.me;
+  r.h.len = sizeof r;
+  r.h.id = m->h.id;
+  if (m->h.len != sizeof *m || (m->size != 4 && m->size != 8) ||
+      m->op > COMPARE_AND_SWAP || m->tgt_var == 0 ||
+      m->tgt_var % m->size != 0) {
+    ofi_bad_pkt("RMW fields", m->h.src);
+    r.status = LAPI_ERR_RMW_OP;
+  } else if (!ofi.handle_on[m->h.hndl]) {
+    ofi.st.stale_pkts++;
+    r.status = LAPI_ERR_HNDL_INVALID;
+  } else {
+    r.prev = rmw_do(m);
+    lapi_am_stat_recv(lapi_hndl_slot(m->h.hndl), LAPI_TP_OFI,
+                      (size_t)m->size);
+  }
+  ofi_send_small(m->h.src, &r, sizeof r);
+}
+
+/* ------------------------------------------------------- pulled chunks */
+
+static void desc_done(struct ofi_xfer *x)
+{
+  x->desc_phase = 0;
+  x->issued = x->done = 0;
+  x->inflight = 0;
+  if (x->role == OFI_R_SOURCE)
+    get_after_desc(x);
+  else
+    after_desc(x);
+}
+
+void ofi_on_data(const struct ofi_data *d, size_t len)
+{
+  struct ofi_xfer *x = ofi_xfer_find(d->h.id);
+  size_t n = len - sizeof *d;
+  if (x == NULL || x->peer != d->h.src || x->failed) {
+    ofi.st.stale_pkts++;
+    return;
+  }
+  int desc = d->stream == OFI_STREAM_DESC;
+  size_t total = desc ? x->desc_in_len : x->want;
+  if ((desc ? !x->desc_phase : (x->desc_phase || x->use_rma ||
+                                x->role != OFI_R_SINK)) ||
+      d->stream > OFI_STREAM_DESC || n == 0 || d->offset > x->issued ||
+      n > x->issued - d->offset || x->done + n > total ||
+      x->inflight <= 0) {
+    ofi_bad_pkt("DATA outside what was pulled", d->h.src);
+    return;
+  }
+  if (desc)
+    memcpy(x->desc_in + d->offset, d + 1, n);
+  else
+    lapi_vec_unpack(x->dest, d + 1, d->offset, n);
+  x->inflight--;
+  x->done += n;
+  if (x->done < total) {
+    ready_add(x);
+    return;
+  }
+  if (desc)
+    desc_done(x);
+  else
+    finish(x);
+}
+
+/* ------------------------------------------------------------ RMA reads */
+
+void ofi_on_read_done(struct ofi_read *rd, int err)
+{
+  struct ofi_xfer *x = ofi_xfer_find(rd->xid);
+  size_t bytes = rd->bytes;
+  for (int k = 0; k < rd->niov; k++)
+    ofi_mr_close(rd->lmr[k]);
+  free(rd);
+  if (x == NULL || x->failed)
+    return;
+  x->inflight--;
+  if (err) {
+    char why[160];
+    snprintf(why, sizeof why, "an RMA read from task %u failed: %s",
+             x->peer, fi_strerror(err));
+    ofi_report(x->h, LAPI_ERR_RECV_INCOMP, x->kind == OFI_K_GETREPLY
+                                                ? GET_ERR : PUT_ERR,
+               x->peer, why);
+    if (x->kind == OFI_K_GETREPLY) {
+      ofi_send_fin(x->peer, (uint16_t)x->h->index, x->src_xfer,
+                   LAPI_ERR_RECV_INCOMP);
+      ofi_sink_fail(x, LAPI_ERR_RECV_INCOMP);
+    } else {
+      sink_fin_free(x, LAPI_ERR_RECV_INCOMP);
+    }
+    return;
+  }
+  x->done += bytes;
+  if (x->done < x->want)
+    ready_add(x);
+  else
+    finish(x);
+}
+
+/* The remote piece at the read cursor: address, bytes left, key, base. */
+static void rpiece(const struct ofi_xfer *x, uint64_t *addr, uint64_t *left,
+                   uint64_t *key, uint64_t *base)
+{
+  if (x->rstrided) {
+    *addr = x->rsegs[0].addr + x->rseg_i * x->rstride + x->rseg_off;
+    *left = x->rblock - x->rseg_off;
+    *key = x->rsegs[0].key;
+    *base = x->rsegs[0].addr;
+  } else {
+    const struct ofi_seg *s = &x->rsegs[x->rseg_i];
+    *addr = s->addr + x->rseg_off;
+    *left = s->len - x->rseg_off;
+    *key = s->key;
+    *base = s->addr;
+  }
+}
+
+static void radvance(struct ofi_xfer *x, uint64_t n, uint64_t left)
+{
+  if (n < left) {
+    x->rseg_off += n;
+    return;
+  }
+  x->rseg_i++;
+  x->rseg_off = 0;
+}
+
+/* Post one read; 0 posted, -FI_EAGAIN, other < 0 failed, 1 nothing to do. */
+static int issue_read(struct ofi_xfer *x)
+{
+  struct ofi_read *rd = calloc(1, sizeof *rd);
+  if (rd == NULL)
+    return -FI_ENOMEM;
+  struct iovec iov[OFI_READ_IOV];
+  void *desc[OFI_READ_IOV];
+  struct fi_rma_iov riov[OFI_READ_IOV];
+  size_t lim = ofi.iov_limit < ofi.rma_iov_limit ? ofi.iov_limit
+                                                 : ofi.rma_iov_limit;
+  /* Save the cursor: an -FI_EAGAIN rolls it back. */
+  struct lapi_vec_walk dw = x->dw;
+  void *lcur = x->lcur;
+  size_t lcur_left = x->lcur_left;
+  uint64_t ri = x->rseg_i, roff = x->rseg_off;
+  size_t bytes = 0;
+  int n = 0;
+  uint64_t prev_key = 0;
+  while (x->issued + bytes < x->want && bytes < ofi.max_read) {
+    if (x->lcur_left == 0) {
+      void *a;
+      size_t l;
+      if (!lapi_vec_walk_next(&x->dw, x->want - x->issued - bytes, &a, &l))
+        break;
+      x->lcur = a;
+      x->lcur_left = l;
+    }
+    uint64_t raddr, rleft, key, base;
+    if (x->rstrided ? x->rseg_i >= x->rnum : x->rseg_i >= x->nrseg)
+      break; /* the source ends first (cannot happen after the checks) */
+    rpiece(x, &raddr, &rleft, &key, &base);
+    size_t run = x->lcur_left;
+    if (run > rleft)
+      run = (size_t)rleft;
+    if (run > ofi.max_read - bytes)
+      run = ofi.max_read - bytes;
+    if (run > x->want - x->issued - bytes)
+      run = x->want - x->issued - bytes;
+    uint64_t roff_addr = (ofi.mr_mode & FI_MR_VIRT_ADDR) ? raddr
+                                                         : raddr - base;
+    if (n > 0 && key == prev_key &&
+        (char *)iov[n - 1].iov_base + iov[n - 1].iov_len == x->lcur &&
+        riov[n - 1].addr + riov[n - 1].len == roff_addr) {
+      iov[n - 1].iov_len += run;
+      riov[n - 1].len += run;
+    } else {
+      if ((size_t)n == lim)
+        break;
+      iov[n].iov_base = x->lcur;
+      iov[n].iov_len = run;
+      riov[n].addr = roff_addr;
+      riov[n].len = run;
+      riov[n].key = key;
+      desc[n] = NULL;
+      n++;
+    }
+    prev_key = key;
+    bytes += run;
+    x->lcur = (char *)x->lcur + run;
+    x->lcur_left -= run;
+    radvance(x, run, rleft);
+  }
+  if (n == 0) {
+    free(rd);
+    return 1;
+  }
+  if (ofi.mr_mode & FI_MR_LOCAL)
+    for (int k = 0; k < n; k++) {
+      if (ofi_mr_reg(iov[k].iov_base, iov[k].iov_len, FI_READ,
+                     &rd->lmr[k])) {
+        for (int j = 0; j < k; j++)
+          ofi_mr_close(rd->lmr[j]);
+        free(rd);
+        return -FI_ENOMEM;
+      }
+      desc[k] = fi_mr_desc(rd->lmr[k]);
+    }
+  rd->c.kind = OFI_C_READ;
+  rd->x = x;
+  rd->xid = x->id;
+  rd->bytes = bytes;
+  rd->niov = (ofi.mr_mode & FI_MR_LOCAL) ? n : 0;
+  struct fi_msg_rma msg = {
+    .msg_iov = iov, .desc = desc, .iov_count = (size_t)n,
+    .addr = ofi.peers[x->peer].addr, .rma_iov = riov,
+    .rma_iov_count = (size_t)n, .context = &rd->c.fi, .data = 0,
+  };
+  int rc = (int)fi_readmsg(ofi.ep, &msg, 0);
+  if (rc != 0) {
+    for (int k = 0; k < rd->niov; k++)
+      ofi_mr_close(rd->lmr[k]);
+    free(rd);
+    x->dw = dw;
+    x->lcur = lcur;
+    x->lcur_left = lcur_left;
+    x->rseg_i = ri;
+    x->rseg_off = roff;
+    return rc;
+  }
+  ofi.st.reads++;
+  x->issued += bytes;
+  x->inflight++;
+  return 0;
+}
+
+static int issue_pull(struct ofi_xfer *x, int stream, size_t total)
+{
+  size_t n = total - x->issued;
+  if (n > ofi.chunk)
+    n = ofi.chunk;
+  struct ofi_pull p;
+  memset(&p, 0, sizeof p);
+  p.h.magic = OFI_WIRE_MAGIC;
+  p.h.type = OFI_M_PULL;
+  p.h.hndl = (uint16_t)x->h->index;
+  p.h.src = ofi.me;
+  p.h.len = sizeof p;
+  p.h.id = x->src_xfer;
+  p.sink = x->id;
+  p.offset = x->issued;
+  p.len = n;
+  p.stream = (uint32_t)stream;
+  if (ofi_send_small(x->peer, &p, sizeof p) != LAPI_SUCCESS)
+    return -FI_ENOMEM;
+  x->issued += n;
+  x->inflight++;
+  return 0;
+}
+
+/* 1 if x has nothing more to issue now, 0 if blocked (-FI_EAGAIN). */
+static int issue(struct ofi_xfer *x)
+{
+  int desc = x->desc_phase;
+  size_t total = desc ? x->desc_in_len : x->want;
+  while (x->inflight < ofi.read_window && x->issued < total) {
+    int rc = (!desc && x->use_rma) ? issue_read(x)
+                                   : issue_pull(x, desc ? OFI_STREAM_DESC
+                                                        : OFI_STREAM_DATA,
+                                                total);
+    if (rc == -FI_EAGAIN) {
+      ofi.st.eagain++;
+      return 0;
+    }
+    if (rc == 1)
+      break;
+    if (rc < 0) {
+      char why[160];
+      snprintf(why, sizeof why, "an RMA read could not be posted: %s",
+               fi_strerror(-rc));
+      ofi_report(x->h, LAPI_ERR_RECV_INCOMP, INT_ERR, x->peer, why);
+      if (x->role == OFI_R_SINK && x->kind == OFI_K_GETREPLY) {
+        ofi_send_fin(x->peer, (uint16_t)x->h->index, x->src_xfer,
+                     LAPI_ERR_RECV_INCOMP);
+        ofi_sink_fail(x, LAPI_ERR_RECV_INCOMP);
+      } else {
+        x->in_ready = 0; /* not on the list any more: caller unlinked */
+        sink_fin_free(x, LAPI_ERR_RECV_INCOMP);
+      }
+      return -1;
+    }
+  }
+  return 1;
+}
+
+void ofi_sink_issue(void)
+{
+  while (ofi.ready_head) {
+    struct ofi_xfer *x = ofi.ready_head;
+    ofi.ready_head = x->next;
+    if (ofi.ready_head == NULL)
+      ofi.ready_tail = NULL;
+    x->in_ready = 0;
+    x->next = NULL;
+    int rc = issue(x);
+    if (rc == 0) {
+      /* blocked: back to the front, try again after progress */
+      x->in_ready = 1;
+      x->next = ofi.ready_head;
+      ofi.ready_head = x;
+      if (ofi.ready_tail == NULL)
+        ofi.ready_tail = x;
+      ofi_kick();
+      return;
+    }
+  }
+}
