@@ -101,6 +101,8 @@ struct ofi_rts {
   uint32_t nseg;
   uint32_t shape;     /* AM: 0 Amsend, else 1 + the origin's vec_type */
   uint64_t s_block, s_stride, s_num; /* strided RMA source */
+  uint32_t hdl_module;  /* hdr_hdl is an offset in this module (ofi_hdl.c) */
+  uint32_t pad;
 };
 
 /* GET, id = the origin's transfer.  Followed by desc when inline. */
@@ -237,6 +239,7 @@ struct ofi_xfer {
   const lapi_vec_t *src;     /* user vector, or &one below */
   struct ofi_vec one;        /* a contiguous buffer as a vector */
   uint64_t hdr_hdl;
+  uint32_t hdl_module;
   void *uhdr;                /* copy */
   uint uhdr_len;
   uint32_t shape;
@@ -418,6 +421,10 @@ void ofi_on_data(const struct ofi_data *d, size_t len);
 void ofi_on_read_done(struct ofi_read *rd, int err);
 void ofi_sink_issue(void);
 void ofi_sink_fail(struct ofi_xfer *x, int code);
+
+/* ofi_hdl.c: handler addresses as (module, offset) */
+uint64_t ofi_hdl_encode(uint64_t hdr_hdl, uint32_t *module);
+uint64_t ofi_hdl_decode(uint64_t wire, uint32_t module);
 
 /* ofi_wire.c */
 size_t ofi_desc_size(const lapi_vec_t *v, int with_addr);

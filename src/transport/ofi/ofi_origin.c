@@ -274,6 +274,7 @@ static void launch_rts(struct ofi_xfer *x)
   r->strided = (uint8_t)x->strided_rma;
   r->uhdr_len = x->uhdr_len;
   r->hdr_hdl = x->hdr_hdl;
+  r->hdl_module = x->hdl_module;
   r->tgt_cntr = x->tgt_cntr;
   r->cookie = x->cookie;
   r->data_len = x->data_len;
@@ -476,7 +477,7 @@ static int ofi_am_send(struct lapi_hndl *h, const struct lapi_tp_am *am)
   }
   if (rc == LAPI_SUCCESS) {
     x->kind = OFI_K_AM;
-    x->hdr_hdl = am->hdr_hdl;
+    x->hdr_hdl = ofi_hdl_encode(am->hdr_hdl, &x->hdl_module);
     x->tgt_cntr = am->tgt_cntr;
     x->org_cntr = am->org_cntr;
     x->cmpl_cntr = am->cmpl_cntr;

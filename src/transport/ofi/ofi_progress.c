@@ -79,6 +79,8 @@ static void packet(const unsigned char *mem, size_t len)
     return;
   struct ofi_peer *p = &ofi.peers[hd->src];
   p->last_rx_ms = ofi_now_ms();
+  LAPI_LOG(LAPI_LOG_TRACE, "ofi: recv type %d from %u, %zu B, id %llx",
+           hd->type, hd->src, len, (unsigned long long)hd->id);
   if (p->failed) {
     ofi.st.stale_pkts++; /* declared gone: nothing it says is used */
     return;

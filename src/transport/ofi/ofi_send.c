@@ -69,6 +69,11 @@ static int post(struct ofi_buf *b)
 {
   fi_addr_t a = ofi.peers[b->peer].addr;
   int rc;
+  if (lapi_log_level() >= LAPI_LOG_TRACE) {
+    const struct ofi_hdr *hd = (const struct ofi_hdr *)b->mem;
+    LAPI_LOG(LAPI_LOG_TRACE, "ofi: send type %d to %u, %zu B, id %llx",
+             hd->type, b->peer, b->len, (unsigned long long)hd->id);
+  }
   if (b->len <= ofi.inject_size) {
     rc = (int)fi_inject(ofi.ep, b->mem, b->len, a);
     if (rc == 0)
@@ -124,10 +129,11 @@ void ofi_send_retry(void)
       ofi_buf_put(b);
       continue;
     }
+    struct ofi_buf *next = b->next; /* an inject frees b at once */
     int rc = post(b);
     if (rc == -FI_EAGAIN)
       break;
-    ofi.retry_head = b->next;
+    ofi.retry_head = next;
     if (rc != 0)
       send_failed(b, rc);
   }

@@ -350,7 +350,7 @@ void ofi_on_rts(const struct ofi_rts *r, size_t len)
     p += ofi_align8(r->desc_len);
   x->p_data = p;
   x->mode = r->mode;
-  x->hdr_hdl = r->hdr_hdl;
+  x->hdr_hdl = ofi_hdl_decode(r->hdr_hdl, r->hdl_module);
   x->uhdr_len = r->uhdr_len;
   x->shape = r->shape;
   x->cntr_remote = r->tgt_cntr;
