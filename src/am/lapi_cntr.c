@@ -14,6 +14,12 @@
  *   _impl  NULL, or the LAPI_Setcntr_wstatus record of the counter;
  *          LAPI_Setcntr clears it.
  *
+ * LAPI_Waitcntr / LAPI_Nopoll_wait between processes: once a transport
+ * declared a task gone (h->faults > 0), a wait whose counter has not
+ * reached its value TIMEOUT seconds (LAPI_Qenv TIMEOUT) after it began
+ * returns LAPI_ERR_TIMEOUT instead of waiting for completions that will
+ * never come.  Without a fault a wait has no time limit.
+ *
  * LAPI_Setcntr_wstatus (IBM semantics): the counter becomes 0 and the
  * third argument is the number of destinations in dest; dest_status[i]
  * starts as LAPI_MSG_INITIAL (LAPI_MSG_INVALID if dest[i] is already
@@ -24,6 +30,7 @@
  * wait on the counter returns.
  */
 #include <limits.h>
+#include <time.h>
 
 #include "am/lapi_am.h"
 
@@ -141,9 +148,22 @@ struct take {
   lapi_cntr_t *c;
   int val;
   int left;
+  struct lapi_hndl *h;
+  int64_t start_ms;
+  int gave_up; /* a peer is gone and TIMEOUT passed: LAPI_ERR_TIMEOUT */
 };
 
-/* cntr >= val: subtract val atomically, remember what is left. */
+static int64_t now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* cntr >= val: subtract val atomically, remember what is left.  Once a
+ * transport declared a peer of h gone (h->faults), a counter that has
+ * not reached val after TIMEOUT seconds of waiting may never reach it:
+ * the wait ends with gave_up set instead of hanging. */
 static int take(void *arg)
 {
   struct take *t = arg;
@@ -154,6 +174,13 @@ static int take(void *arg)
       t->left = v - t->val;
       return 1;
     }
+  }
+  if (t->h && __atomic_load_n(&t->h->faults, __ATOMIC_SEQ_CST) > 0 &&
+      now_ms() - t->start_ms >=
+          1000L * __atomic_load_n(&t->h->timeout, __ATOMIC_RELAXED)) {
+    t->gave_up = 1;
+    t->left = v;
+    return 1;
   }
   return 0;
 }
@@ -188,7 +215,7 @@ static void wait_plain(struct lapi_hndl *h, struct take *t, int progress)
 static int cntr_wait(struct lapi_hndl *h, lapi_cntr_t *c, int val, int *cur,
                      int progress)
 {
-  struct take t = {c, val, 0};
+  struct take t = {c, val, 0, h, now_ms(), 0};
   if (!take(&t)) {
     if (progress && lapi_may_dispatch(h))
       lapi_wait_until(h, take, &t, &c->_wait);
@@ -198,6 +225,12 @@ static int cntr_wait(struct lapi_hndl *h, lapi_cntr_t *c, int val, int *cur,
   ws_done(c);
   if (cur)
     *cur = t.left;
+  if (t.gave_up)
+    return LAPI_FAIL(LAPI_ERR_TIMEOUT,
+                     "the counter is at %d, short of %d, after TIMEOUT "
+                     "(%d s) while a task of the job is unreachable: the "
+                     "operations it waits for failed", t.left, val,
+                     h->timeout);
   return LAPI_SUCCESS;
 }
 

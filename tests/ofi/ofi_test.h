@@ -1,0 +1,129 @@
+/*
+ * ofi_test.h - helpers of the tests between core groups (tests/ofi).
+ *
+ * Each test is a plain program that lapirun starts once per core group
+ * (one LAPI task each).  Checks count failures (OT_CHECK works on any
+ * thread, handlers included) and print the first few; ot_finish() meets
+ * every task in a LAPI_Gfence, terminates LAPI and prints "PASS" or
+ * "FAIL" with the task's number; the exit code is non-zero on failure, so
+ * lapirun ends the job and ctest sees it.  An alarm bounds every test: a
+ * hang is a failure, never a stuck ctest.
+ */
+#ifndef OFI_TEST_H
+#define OFI_TEST_H
+
+#include <lapi.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct ot {
+  lapi_handle_t h;
+  int me, n;
+  int tgt, src;       /* (me + 1) % n, (me + n - 1) % n */
+  int failures;       /* atomic */
+};
+
+static struct ot ot;
+
+#define OT_CHECK(cond, ...)                                               \
+  do {                                                                    \
+    if (!(cond)) {                                                        \
+      if (__atomic_add_fetch(&ot.failures, 1, __ATOMIC_SEQ_CST) <= 10) {  \
+        fprintf(stderr, "task %d: %s:%d: check failed: %s: ", ot.me,      \
+                __FILE__, __LINE__, #cond);                               \
+        fprintf(stderr, __VA_ARGS__);                                     \
+        fputc('\n', stderr);                                              \
+      }                                                                   \
+    }                                                                     \
+  } while (0)
+
+/* A LAPI call that must succeed. */
+#define OT_OK(call)                                                       \
+  do {                                                                    \
+    int ot_rc_ = (call);                                                  \
+    OT_CHECK(ot_rc_ == LAPI_SUCCESS, "%s returned %d", #call, ot_rc_);    \
+  } while (0)
+
+static void ot_alarm(int sig)
+{
+  (void)sig;
+  static const char msg[] = "ofi test: time limit reached (a hang)\n";
+  ssize_t w = write(2, msg, sizeof msg - 1);
+  (void)w;
+  _exit(3);
+}
+
+/* LAPI_Init with an optional error handler; limit_s bounds the test. */
+static inline void ot_init(LAPI_err_hndlr *eh, int limit_s)
+{
+  signal(SIGALRM, ot_alarm);
+  alarm((unsigned)limit_s);
+  lapi_info_t info;
+  memset(&info, 0, sizeof info);
+  info.err_hndlr = eh;
+  int rc = LAPI_Init(&ot.h, &info);
+  if (rc != LAPI_SUCCESS) {
+    fprintf(stderr, "LAPI_Init failed: %d\n", rc);
+    exit(2);
+  }
+  LAPI_Qenv(ot.h, TASK_ID, &ot.me);
+  LAPI_Qenv(ot.h, NUM_TASKS, &ot.n);
+  ot.tgt = (ot.me + 1) % ot.n;
+  ot.src = (ot.me + ot.n - 1) % ot.n;
+}
+
+/* Every task's address of a local object. */
+static inline void **ot_addrs(void *mine)
+{
+  void **tab = calloc((size_t)ot.n, sizeof *tab);
+  OT_OK(LAPI_Address_init(ot.h, mine, tab));
+  return tab;
+}
+
+static inline int ot_finish(const char *name)
+{
+  OT_OK(LAPI_Gfence(ot.h));
+  OT_OK(LAPI_Term(ot.h));
+  int bad = __atomic_load_n(&ot.failures, __ATOMIC_SEQ_CST);
+  printf("%s task %d of %d: %s\n", name, ot.me, ot.n, bad ? "FAIL" : "PASS");
+  fflush(stdout);
+  return bad ? 1 : 0;
+}
+
+/* Byte i of the stream numbered seed. */
+static inline unsigned char ot_byte(uint32_t seed, size_t i)
+{
+  return (unsigned char)(seed * 131u + i * 7u + (i >> 9) + 1u);
+}
+
+static inline void ot_fill(void *p, size_t len, uint32_t seed)
+{
+  unsigned char *b = p;
+  for (size_t i = 0; i < len; i++)
+    b[i] = ot_byte(seed, i);
+}
+
+/* Index of the first wrong byte, or len. */
+static inline size_t ot_verify(const void *p, size_t len, uint32_t seed)
+{
+  const unsigned char *b = p;
+  for (size_t i = 0; i < len; i++)
+    if (b[i] != ot_byte(seed, i))
+      return i;
+  return len;
+}
+
+/* A small deterministic generator (xorshift). */
+static inline uint32_t ot_rand(uint64_t *s)
+{
+  *s ^= *s << 13;
+  *s ^= *s >> 7;
+  *s ^= *s << 17;
+  return (uint32_t)(*s >> 11);
+}
+
+#endif /* OFI_TEST_H */
