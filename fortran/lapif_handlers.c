@@ -10,7 +10,8 @@
  * Header handlers.  A message whose handler is Fortran carries a
  * 16-byte envelope in front of the user header: a magic word, and
  * either the Addr_set index the handler is registered under or the
- * handler's address.  The C handler LAPI calls at the target is
+ * handler's address (as a module and an offset, like the core's own
+ * handler addresses between processes).  The C handler LAPI calls at the target is
  * lapif_hdr_entry (directly, or from the Addr_set slot where the binding
  * put it); it reads the envelope, finds the Fortran function (by index
  * in the target handle's own table, so it works whatever the address
@@ -27,13 +28,20 @@
 
 #include "am/lapi_am.h"
 #include "lapif_glue.h"
+#include "transport/ofi/ofi.h"
 
-#define LAPIF_MAGIC 0x4650414cu /* "LAPF" */
+#define LAPIF_MAGIC 0x464cu /* "LF" */
 
+/*
+ * fn travels as the core's handler addresses do between processes with
+ * address-space randomisation: an offset in a module (named by a hash),
+ * which the target adds to its own base of that module (ofi_hdl.c).
+ */
 struct lapif_envelope {
-  uint32_t magic;
-  uint32_t index; /* Addr_set index, or 0: use fn */
-  uint64_t fn;    /* the Fortran header handler's address */
+  uint16_t magic;
+  uint16_t index;  /* Addr_set index, or 0: use fn */
+  uint32_t module; /* fn's module, 0: fn is an address */
+  uint64_t fn;     /* the Fortran header handler */
 };
 _Static_assert(sizeof(struct lapif_envelope) == LAPIF_ENVELOPE,
                "envelope size");
@@ -128,7 +136,8 @@ static void *lapif_hdr_entry(lapi_handle_t *hndl, void *uhdr, uint *uhdr_len,
   memcpy(&env, uhdr, sizeof env);
   lapif_addr fn = 0;
   if (env.magic == LAPIF_MAGIC)
-    fn = env.index ? ftab_get(h, env.index) : (lapif_addr)env.fn;
+    fn = env.index ? ftab_get(h, env.index)
+                   : (lapif_addr)ofi_hdl_decode(env.fn, env.module);
   if (fn == 0) {
     if (h != NULL)
       LAPI_ASYNC_ERROR(h, LAPI_ERR_HDR_HNDLR_NULL, AM_ERR, -1,
@@ -200,11 +209,9 @@ void lapif_am_prepare(lapi_handle_t hndl, lapif_addr hdr, void *uhdr,
     return;
   }
 
-  struct lapif_envelope env = {
-    .magic = LAPIF_MAGIC,
-    .index = index,
-    .fn = index ? 0 : (uint64_t)hdr,
-  };
+  struct lapif_envelope env = {.magic = LAPIF_MAGIC, .index = (uint16_t)index};
+  if (index == 0)
+    env.fn = ofi_hdl_encode((uint64_t)hdr, &env.module);
   memcpy(am->buf, &env, sizeof env);
   if (uhdr_len)
     memcpy(am->buf + sizeof env, uhdr, uhdr_len);

@@ -2,9 +2,10 @@
 !
 ! Every task puts an array into the next task's WIN (whose address it
 ! learned with LAPI_ADDRESS_INIT), gets back what it put there, and adds
-! (ME+1) to task 0's TOTAL with FETCH_AND_ADD.  The windows live in
-! COMMON, as in classic LAPI programs: memory the network writes must
-! not be a local the compiler keeps in registers.
+! (ME+1) to task 0's TOTAL with FETCH_AND_ADD.  Memory LAPI writes
+! after a call has returned must not be a plain local the compiler may
+! keep in registers: the windows live in COMMON, as in classic LAPI
+! programs, and the other buffers are ASYNCHRONOUS.
 !
 ! Run:  ./build/examples/fortran_put_get
 !       lapirun -n 2 ./build/examples/fortran_put_get
@@ -25,6 +26,9 @@
       INTEGER(KIND=LAPI_LONG_TYPE) NBYTES
       INTEGER HNDL, IERR, ME, NT, PEER, FROM, I, CUR, INC, PREV
       LOGICAL OK
+! LAPI writes BACK and PREV after LAPI_GET / LAPI_RMW have returned:
+! ASYNCHRONOUS makes the compiler read them again after the wait.
+      ASYNCHRONOUS BACK, PREV
 
       CALL LAPI_INIT(HNDL, INFO, IERR)
       CALL CHECK(IERR, 'LAPI_INIT')
