@@ -118,7 +118,8 @@ struct lapi_hndl {
   int terminating;        /* a LAPI_Term is draining it, atomic */
   uint task_id, num_tasks;
   uint cg_first, cg_tasks; /* the tasks of this core group */
-  int cpe;                /* CPE number of a CPE task, -1 in process mode */
+  int cpe;                /* CPE number of a CPE task, -1 in process mode
+                             (atomic: the dispatcher reads any slot) */
 
   /* Settings. */
   int interrupt;          /* 1 interrupt mode, 0 polling, atomic */
@@ -168,7 +169,9 @@ static inline int lapi_hndl_interrupt(const struct lapi_hndl *h)
  * mode (handlers never run on a CPE thread; polling is the MPE's job). */
 static inline int lapi_hndl_mpe_served(const struct lapi_hndl *h)
 {
-  return h->cpe >= 0 || lapi_hndl_interrupt(h);
+  /* The dispatcher may look at a slot while LAPI_Init fills it. */
+  return __atomic_load_n(&h->cpe, __ATOMIC_RELAXED) >= 0 ||
+         lapi_hndl_interrupt(h);
 }
 
 static inline int lapi_hndl_purged(const struct lapi_hndl *h, uint task)
@@ -190,6 +193,10 @@ void lapi_dispatch_stop(void);
 int lapi_dispatch_on_thread(void);
 /* Depth of handlers running on the calling thread. */
 int lapi_dispatch_in_handler(void);
+/* Run it on the calling thread right now, as the dispatcher would (under
+ * h's lock, in h's task context), when h has nothing queued before it and
+ * its lock is free; 0 if not (the caller posts it instead). */
+int lapi_dispatch_run_now(struct lapi_hndl *h, struct lapi_item *it);
 
 /* May the calling thread run h's items (polling mode, or dispatcher)? */
 int lapi_may_dispatch(const struct lapi_hndl *h);

@@ -158,6 +158,25 @@ static int drain(struct lapi_hndl *h, int max)
   return n;
 }
 
+int lapi_dispatch_run_now(struct lapi_hndl *h, struct lapi_item *it)
+{
+  if (!dispatchable(h))
+    return 0;
+  pthread_mutex_lock(&h->qlock);
+  int queued = h->qhead != NULL;
+  pthread_mutex_unlock(&h->qlock);
+  if (queued || !lapi_rlock_trylock(&h->lock))
+    return 0;
+  handler_depth++;
+  int ctx = lapi_ctx_enter(h);
+  it->run(it);
+  lapi_ctx_leave(ctx);
+  handler_depth--;
+  lapi_rlock_unlock(&h->lock);
+  lapi_hndl_notify(h);
+  return 1;
+}
+
 /* The dispatcher's round: every interrupt-mode handle once. */
 static int round_interrupt(void)
 {

@@ -99,7 +99,7 @@ static void slot_setup(struct lapi_hndl *h, const lapi_info_t *info,
   h->num_tasks = v->num_tasks;
   h->cg_first = v->cg_first;
   h->cg_tasks = v->cg_tasks;
-  h->cpe = v->cpe;
+  __atomic_store_n(&h->cpe, v->cpe, __ATOMIC_RELAXED);
   __atomic_store_n(&h->interrupt, initial_mode(info), __ATOMIC_RELEASE);
   h->error_chk = 1;
   h->timeout = lapi_job()->timeout;

@@ -18,6 +18,7 @@
  */
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "transport/crts_tp.h"
 
@@ -27,14 +28,71 @@ static struct {
   _Atomic(struct crts_op *) head __attribute__((aligned(64)));
 } queue;
 
+/*
+ * Ops of up to CACHED_EXTRA bytes of header and vectors are recycled per
+ * thread: the thread that allocates takes them from its private list;
+ * whoever frees one (the dispatcher) pushes it on the owner's `returned`
+ * stack, which the owner takes whole when its list is empty.  One thread
+ * pops, so the stack needs no ABA care.  Caches are never freed (the CPE
+ * threads and the dispatcher live as long as the process, and an op may
+ * come back after its thread ended).
+ */
+#define CACHED_EXTRA 256
+
+struct crts_op_cache {
+  struct crts_op *mine;                /* the owner's free ops */
+  _Atomic(struct crts_op *) returned;  /* freed by other threads */
+};
+
+static __thread struct crts_op_cache *my_cache;
+
 struct crts_op *crts_tp_op_new(size_t extra)
 {
-  return malloc(sizeof(struct crts_op) + extra);
+  if (extra > CACHED_EXTRA) {
+    struct crts_op *op = malloc(sizeof *op + extra);
+    if (op) {
+      memset(op, 0, sizeof *op);
+      op->home = NULL;
+    }
+    return op;
+  }
+  struct crts_op_cache *c = my_cache;
+  if (c == NULL) {
+    c = calloc(1, sizeof *c);
+    if (c == NULL)
+      return NULL;
+    my_cache = c;
+  }
+  if (c->mine == NULL)
+    c->mine = atomic_exchange_explicit(&c->returned, NULL,
+                                       memory_order_acquire);
+  struct crts_op *op = c->mine;
+  if (op) {
+    c->mine = op->qnext;
+  } else {
+    op = malloc(sizeof *op + CACHED_EXTRA);
+    if (op == NULL)
+      return NULL;
+  }
+  memset(op, 0, sizeof *op);
+  op->home = c;
+  return op;
 }
 
 void crts_tp_op_free(struct crts_op *op)
 {
-  free(op);
+  struct crts_op_cache *c = op->home;
+  if (c == NULL) {
+    free(op);
+    return;
+  }
+  struct crts_op *old = atomic_load_explicit(&c->returned,
+                                             memory_order_relaxed);
+  do
+    op->qnext = old;
+  while (!atomic_compare_exchange_weak_explicit(&c->returned, &old, op,
+                                                memory_order_release,
+                                                memory_order_relaxed));
 }
 
 void crts_tp_push(struct crts_op *op)

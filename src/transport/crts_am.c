@@ -133,8 +133,10 @@ void crts_tp_am_arrive(struct crts_op *op)
     am_cancel(&op->it);
     return;
   }
-  lapi_am_post(t, &op->it);
-  /* lapi_am_post counted it again. */
+  /* Nothing queued before it: run it now (saves a trip through the
+   * handle's queue); else behind the others. */
+  if (!lapi_dispatch_run_now(t, &op->it))
+    lapi_am_post(t, &op->it); /* counted again there */
   __atomic_sub_fetch(&t->pending, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -206,7 +208,6 @@ int crts_tp_am_send(struct lapi_hndl *h, const struct lapi_tp_am *am)
     return LAPI_ERR_MEMORY_EXHAUSTED;
   }
   lapi_am_throttle(t);
-  memset(op, 0, sizeof *op);
   if (am->uhdr_len)
     memcpy(op->uhdr, am->uhdr, am->uhdr_len);
   op->kind = CRTS_OP_AM;

@@ -27,13 +27,20 @@ void *crts_tp_target_addr(uint64_t addr, int org_cpe, int tgt_cpe)
 }
 
 /* What is wrong with [p, p + len): 0 nothing, 1 the address, 2 the length
- * (it starts in a task's LDM but does not fit there). */
+ * (it starts in a task's LDM but does not fit there).  The message names
+ * the buffer as `what`, or what[index] when index >= 0; it is written only
+ * on a fault (the checks run on every call). */
 static int buf_fault(const void *p, size_t len, uint cg_tasks, char *why,
-                     size_t whylen, const char *what)
+                     size_t whylen, const char *name, int index)
 {
   int w = crts_engine_where(p, len);
   if (w == CRTS_ENGINE_MEM || (w >= 0 && (uint)w < cg_tasks))
     return 0;
+  char what[64];
+  if (index >= 0)
+    snprintf(what, sizeof what, "%s->info[%d]", name, index);
+  else
+    snprintf(what, sizeof what, "%s", name);
   int owner = crts_engine_ldm_owner(p);
   if (owner >= 0 && (uint)owner >= cg_tasks) {
     snprintf(why, whylen, "%s %p lies in the LDM of CPE %d, which is not a "
@@ -59,7 +66,7 @@ int crts_tp_check_buf(const void *p, size_t len, uint cg_tasks,
     return LAPI_SUCCESS; /* nothing is read or written */
   int org = side == CRTS_SIDE_ORG;
   switch (buf_fault(p, len, cg_tasks, why, whylen,
-                    org ? "the origin buffer" : "the target buffer")) {
+                    org ? "the origin buffer" : "the target buffer", -1)) {
   case 0: return LAPI_SUCCESS;
   case 1: return org ? LAPI_ERR_ORG_ADDR_NULL : LAPI_ERR_TGT_ADDR_NULL;
   default: return LAPI_ERR_DATA_LEN;
@@ -71,7 +78,7 @@ int crts_tp_check_cntr(const void *cntr, uint cg_tasks, const char *api)
   char why[256];
   if (cntr == NULL ||
       buf_fault(cntr, sizeof(lapi_cntr_t), cg_tasks, why, sizeof why,
-                "tgt_cntr") == 0)
+                "tgt_cntr", -1) == 0)
     return LAPI_SUCCESS;
   return LAPI_FAIL_IN(api, LAPI_ERR_TGT_ADDR_NULL, "%s", why);
 }
@@ -81,8 +88,6 @@ int crts_tp_check_vec(const lapi_vec_t *v, uint cg_tasks, enum crts_side side,
                       size_t whylen)
 {
   int org = side == CRTS_SIDE_ORG;
-  const char *name = org ? "org_vec" : "tgt_vec";
-  char what[64];
   if (v->vec_type == LAPI_GEN_STRIDED_XFER) {
     if (v->num_vecs == 0 || lapi_vec_stride_block(v) == 0)
       return LAPI_SUCCESS;
@@ -92,8 +97,9 @@ int crts_tp_check_vec(const lapi_vec_t *v, uint cg_tasks, enum crts_side side,
     void *base = translate ? crts_tp_target_addr(lapi_vec_stride_base(v),
                                                  org_cpe, tgt_cpe)
                            : (void *)lapi_vec_stride_base(v);
-    snprintf(what, sizeof what, "the extent of strided %s", name);
-    switch (buf_fault(base, span, cg_tasks, why, whylen, what)) {
+    switch (buf_fault(base, span, cg_tasks, why, whylen,
+                      org ? "the extent of strided org_vec"
+                          : "the extent of strided tgt_vec", -1)) {
     case 0: return LAPI_SUCCESS;
     case 1: return org ? LAPI_ERR_ORG_VEC_ADDR : LAPI_ERR_TGT_VEC_ADDR;
     default: return org ? LAPI_ERR_ORG_EXTENT : LAPI_ERR_TGT_EXTENT;
@@ -105,8 +111,8 @@ int crts_tp_check_vec(const lapi_vec_t *v, uint cg_tasks, enum crts_side side,
     void *p = translate ? crts_tp_target_addr(lapi_addr_u64(v->info[i]),
                                               org_cpe, tgt_cpe)
                         : v->info[i];
-    snprintf(what, sizeof what, "%s->info[%u]", name, i);
-    switch (buf_fault(p, v->len[i], cg_tasks, why, whylen, what)) {
+    switch (buf_fault(p, v->len[i], cg_tasks, why, whylen,
+                      org ? "org_vec" : "tgt_vec", (int)i)) {
     case 0: break;
     case 1: return org ? LAPI_ERR_ORG_VEC_ADDR : LAPI_ERR_TGT_VEC_ADDR;
     default: return org ? LAPI_ERR_ORG_VEC_LEN : LAPI_ERR_TGT_VEC_LEN;

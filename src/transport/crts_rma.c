@@ -97,7 +97,6 @@ static int rma_submit(struct lapi_hndl *h, const struct lapi_tp_rma *op,
     free(note.item);
     return LAPI_ERR_MEMORY_EXHAUSTED;
   }
-  memset(c, 0, sizeof *c);
   c->kind = kind;
   c->org = h;
   c->tgt = t;
@@ -161,7 +160,6 @@ int crts_tp_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op)
     free(note.item);
     return LAPI_ERR_MEMORY_EXHAUSTED;
   }
-  memset(c, 0, sizeof *c);
   c->kind = CRTS_OP_RMW;
   c->org = h;
   c->tgt = t;

@@ -37,9 +37,12 @@
 
 enum crts_op_kind { CRTS_OP_AM, CRTS_OP_PUT, CRTS_OP_GET, CRTS_OP_RMW };
 
+struct crts_op_cache;
+
 struct crts_op {
   struct lapi_item it;        /* first: an item of the target's queue */
   struct crts_op *qnext;      /* link on the core group's queue */
+  struct crts_op_cache *home; /* where it goes back when freed, or NULL */
   enum crts_op_kind kind;
   struct lapi_hndl *org;      /* origin handle */
   struct lapi_hndl *tgt;      /* target handle (same value, target task) */
@@ -74,7 +77,9 @@ struct crts_op {
 
 /* Hand op to the dispatcher (any thread). */
 void crts_tp_push(struct crts_op *op);
-/* A new op with `extra` bytes behind it (op->uhdr), or NULL. */
+/* A new zeroed op with `extra` bytes behind it (op->uhdr), or NULL.  Small ops
+ * come from a cache of the calling thread and go back to it when freed
+ * (by the dispatcher, usually), so the data path does not malloc. */
 struct crts_op *crts_tp_op_new(size_t extra);
 void crts_tp_op_free(struct crts_op *op);
 
