@@ -147,6 +147,7 @@ program amsendv_iovector
 
   call lapi_gfence(hndl, ierr)
   call lapi_term(hndl, ierr)
+  deallocate(cntrs)
   call check(ierr, 'LAPI_TERM')
   if (ok) then
     write (*, '(a,i0,a)') 'amsendv_iovector: task ', me, ': PASS'

@@ -127,6 +127,7 @@ program amsendv_strided
 
   call lapi_gfence(hndl, ierr)
   call lapi_term(hndl, ierr)
+  deallocate(cntrs)
   call check(ierr, 'LAPI_TERM')
   if (ok) then
     write (*, '(a,i0,a)') 'amsendv_strided: task ', me, ': PASS'

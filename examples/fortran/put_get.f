@@ -91,6 +91,7 @@
 
       CALL LAPI_GFENCE(HNDL, IERR)
       CALL LAPI_TERM(HNDL, IERR)
+      DEALLOCATE(WINS, TOTS, CNTS)
       CALL CHECK(IERR, 'LAPI_TERM')
       IF (OK) THEN
         WRITE (*, '(A,I0,A)') 'put_get: task ', ME, ': PASS'

@@ -733,6 +733,7 @@ program test_errors
   call lapi_gfence(h, ierr)
   call lapi_term(h, ierr)
   if (ierr /= LAPI_SUCCESS) failed = failed + 1
+  deallocate(all, extra)
 
   write (*, '(a,i0,a,i0,a,i0,a)') 'test_errors: task ', self, ': ', &
        passed, ' passed, ', failed, ' failed'

@@ -394,6 +394,7 @@ program test_handlers
   call lapi_gfence(h, ierr)
   call lapi_term(h, ierr)
   call ok(ierr == LAPI_SUCCESS, 'LAPI_TERM')
+  deallocate(cntrs, addrs, tab64)
   write (*, '(a,i0,a,i0,a,i0,a)') 'test_handlers: task ', me, ': ', passed, &
        ' passed, ', failed, ' failed'
   if (failed /= 0) stop 1
