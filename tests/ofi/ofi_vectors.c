@@ -1,0 +1,275 @@
+/*
+ * ofi_vectors.c - randomized vector conformance between core groups.
+ *
+ * Round r: task me sends to (me + 1) % n a pair of vectors drawn from a
+ * generator seeded with (r, me), so the target draws the same pair:
+ * IOVECTOR (same lengths, other offsets), GENERIC (independent pieces,
+ * either side may be shorter) or STRIDED (same block and count, other
+ * strides); eager sizes (up to 8 KiB) or rendezvous ones (64 KiB to
+ * 1 MiB) in tiny pieces (8-64 B: the packed path) or large ones
+ * (1-16 KiB: RMA reads).  The pair moves by LAPI_Amsendv, then LAPI_Putv
+ * into the same target layout, then LAPI_Getv back into the origin
+ * layout; every byte of the touched region is compared with what the
+ * vector rules say (stream bytes inside the pieces, guard bytes around
+ * them and past the shorter side), and every counter is waited on.
+ */
+#include "ofi_test.h"
+
+#define ARENA (4u << 20)
+#define MAXS 20000
+#define GUARD 0xEE
+#define ROUNDS 36
+
+struct side {
+  uint n;
+  size_t off[MAXS], len[MAXS];
+  size_t block, stride; /* STRIDED */
+  size_t total, extent;
+};
+
+struct pair {
+  int type;
+  struct side o, t;
+  size_t moved;
+};
+
+static unsigned char org_arena[ARENA], tgt_arena[ARENA];
+static unsigned char expect[ARENA];
+static lapi_cntr_t am_tgt, put_tgt, get_tgt;
+static struct pair in_pair; /* what the header handler drew */
+static void *in_info[MAXS];
+static ulong in_len[MAXS];
+static lapi_vec_t in_vec;
+static int in_round, am_done_flag;
+
+static size_t pick(uint64_t *s, size_t lo, size_t hi)
+{
+  return lo + ot_rand(s) % (hi - lo + 1);
+}
+
+static void lay_out(uint64_t *s, struct side *sd, size_t gap)
+{
+  size_t at = pick(s, 0, 64);
+  for (uint i = 0; i < sd->n; i++) {
+    sd->off[i] = at;
+    at += sd->len[i] + pick(s, 0, gap);
+  }
+  sd->extent = at;
+}
+
+static void draw(int round, int from, struct pair *p)
+{
+  uint64_t s = 0x9e3779b97f4a7c15ull ^ ((uint64_t)round << 20) ^
+               (uint64_t)from;
+  for (int i = 0; i < 4; i++)
+    ot_rand(&s);
+  p->type = (int)(ot_rand(&s) % 3);
+  int eager = ot_rand(&s) % 2, tiny = ot_rand(&s) % 2;
+  size_t total = eager ? pick(&s, 1, 8192) : pick(&s, 65536, 1u << 20);
+  size_t lo = eager || tiny ? 8 : 1024, hi = eager || tiny ? 64 : 16384;
+  if (p->type == LAPI_GEN_STRIDED_XFER) {
+    size_t block = pick(&s, lo, hi);
+    size_t num = total / block ? total / block : 1;
+    p->o.block = p->t.block = block;
+    p->o.stride = block + pick(&s, 0, block);
+    p->t.stride = block + pick(&s, 0, 64);
+    size_t widest = p->o.stride > p->t.stride ? p->o.stride : p->t.stride;
+    while (num > 1 && num * widest + 128 > ARENA)
+      num /= 2;
+    p->o.n = p->t.n = (uint)num;
+    p->o.total = p->t.total = p->moved = num * block;
+    p->o.extent = (num - 1) * p->o.stride + block + 64;
+    p->t.extent = (num - 1) * p->t.stride + block + 64;
+    p->o.off[0] = pick(&s, 0, 64);
+    p->t.off[0] = pick(&s, 0, 64);
+    return;
+  }
+  struct side *sides[2] = {&p->o, &p->t};
+  for (int k = 0; k < 2; k++) {
+    struct side *sd = sides[k];
+    if (k == 1 && p->type == LAPI_GEN_IOVECTOR) {
+      sd->n = p->o.n;
+      memcpy(sd->len, p->o.len, sizeof(size_t) * sd->n);
+      sd->total = p->o.total;
+    } else {
+      size_t want = k == 1 ? total + pick(&s, 0, 200) - 100 : total;
+      if ((ssize_t)want < 1)
+        want = 1;
+      sd->n = 0;
+      sd->total = 0;
+      while (sd->total < want && sd->n < MAXS) {
+        size_t l = pick(&s, lo, hi);
+        if (ot_rand(&s) % 16 == 0)
+          l = 0; /* empty pieces are legal */
+        if (l > want - sd->total)
+          l = want - sd->total;
+        sd->len[sd->n++] = l;
+        sd->total += l;
+      }
+    }
+    lay_out(&s, sd, 64);
+  }
+  p->moved = p->o.total < p->t.total ? p->o.total : p->t.total;
+}
+
+/* Vector over base for one side. */
+static void make_vec(const struct pair *p, const struct side *sd, void *base,
+                     lapi_vec_t *v, void **info, ulong *len)
+{
+  v->vec_type = (lapi_vectype_t)p->type;
+  v->num_vecs = sd->n;
+  v->info = info;
+  if (p->type == LAPI_GEN_STRIDED_XFER) {
+    info[0] = (char *)base + sd->off[0];
+    info[1] = (void *)(uintptr_t)sd->block;
+    info[2] = (void *)(uintptr_t)sd->stride;
+    v->len = NULL;
+    return;
+  }
+  for (uint i = 0; i < sd->n; i++) {
+    info[i] = (char *)base + sd->off[i];
+    len[i] = sd->len[i];
+  }
+  v->len = len;
+}
+
+/* The bytes a side's region holds after `moved` stream bytes of seed
+ * landed in it (guard elsewhere). */
+static void expected(const struct pair *p, const struct side *sd,
+                     uint32_t seed, unsigned char *img)
+{
+  memset(img, GUARD, sd->extent);
+  size_t pos = 0;
+  for (uint i = 0; i < sd->n && pos < p->moved; i++) {
+    size_t off = p->type == LAPI_GEN_STRIDED_XFER
+                     ? sd->off[0] + i * sd->stride : sd->off[i];
+    size_t l = p->type == LAPI_GEN_STRIDED_XFER ? sd->block : sd->len[i];
+    for (size_t b = 0; b < l && pos < p->moved; b++)
+      img[off + b] = ot_byte(seed, pos++);
+  }
+}
+
+static void fill_stream(const struct pair *p, const struct side *sd,
+                        unsigned char *base, uint32_t seed)
+{
+  size_t pos = 0;
+  for (uint i = 0; i < sd->n; i++) {
+    size_t off = p->type == LAPI_GEN_STRIDED_XFER
+                     ? sd->off[0] + i * sd->stride : sd->off[i];
+    size_t l = p->type == LAPI_GEN_STRIDED_XFER ? sd->block : sd->len[i];
+    for (size_t b = 0; b < l; b++)
+      base[off + b] = ot_byte(seed, pos++);
+  }
+}
+
+static void compare(const char *what, int round, const struct pair *p,
+                    const struct side *sd, const unsigned char *got,
+                    uint32_t seed)
+{
+  expected(p, sd, seed, expect);
+  for (size_t i = 0; i < sd->extent; i++)
+    if (got[i] != expect[i]) {
+      OT_CHECK(0, "%s round %d type %d moved %zu: byte %zu is %02x, want "
+               "%02x", what, round, p->type, p->moved, i, got[i], expect[i]);
+      return;
+    }
+}
+
+static void am_done(lapi_handle_t *h, void *info)
+{
+  (void)h;
+  (void)info;
+  compare("Amsendv", in_round, &in_pair, &in_pair.t, tgt_arena,
+          (uint32_t)(in_round * 31 + ot.src));
+  __atomic_store_n(&am_done_flag, 1, __ATOMIC_SEQ_CST);
+}
+
+static lapi_vec_t *vhdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
+                        ulong *len_vec, compl_hndlr_t **comp_h, void **uinfo)
+{
+  (void)h;
+  (void)uhdr_len;
+  in_round = *(int *)uhdr;
+  draw(in_round, ot.src, &in_pair);
+  if (in_pair.type != LAPI_GEN_STRIDED_XFER && in_pair.o.n)
+    OT_CHECK(len_vec[0] == in_pair.o.len[0], "len_vec[0] %lu, want %zu",
+             len_vec[0], in_pair.o.len[0]);
+  make_vec(&in_pair, &in_pair.t, tgt_arena, &in_vec, in_info, in_len);
+  *comp_h = am_done;
+  *uinfo = NULL;
+  return &in_vec;
+}
+
+static void *o_info[MAXS], *t_info[MAXS];
+static ulong o_len[MAXS], t_len[MAXS];
+static struct pair out_pair;
+
+int main(void)
+{
+  ot_init(NULL, 170);
+  LAPI_Setcntr(ot.h, &am_tgt, 0);
+  LAPI_Setcntr(ot.h, &put_tgt, 0);
+  LAPI_Setcntr(ot.h, &get_tgt, 0);
+  void **am_cntrs = ot_addrs(&am_tgt);
+  void **put_cntrs = ot_addrs(&put_tgt);
+  void **get_cntrs = ot_addrs(&get_tgt);
+  void **arenas = ot_addrs(tgt_arena);
+  int rounds = getenv("OFI_VEC_ROUNDS") ? atoi(getenv("OFI_VEC_ROUNDS"))
+                                        : ROUNDS;
+  lapi_cntr_t org, cmpl;
+  lapi_vec_t ov, tv;
+  for (int r = 0; r < rounds; r++) {
+    struct pair *p = &out_pair;
+    draw(r, ot.me, p);
+    uint32_t seed = (uint32_t)(r * 31 + ot.me);
+    uint32_t in_seed = (uint32_t)(r * 31 + ot.src);
+    struct pair src_pair;
+    draw(r, ot.src, &src_pair);
+
+    /* Amsendv */
+    memset(org_arena, GUARD, p->o.extent);
+    fill_stream(p, &p->o, org_arena, seed);
+    memset(tgt_arena, GUARD, ARENA);
+    __atomic_store_n(&am_done_flag, 0, __ATOMIC_SEQ_CST);
+    OT_OK(LAPI_Gfence(ot.h));
+    make_vec(p, &p->o, org_arena, &ov, o_info, o_len);
+    LAPI_Setcntr(ot.h, &org, 0);
+    LAPI_Setcntr(ot.h, &cmpl, 0);
+    int uh = r;
+    OT_OK(LAPI_Amsendv(ot.h, (uint)ot.tgt, (void *)vhdr, &uh, sizeof uh,
+                       &ov, am_cntrs[ot.tgt], &org, &cmpl));
+    OT_OK(LAPI_Waitcntr(ot.h, &org, 1, NULL));
+    OT_OK(LAPI_Waitcntr(ot.h, &cmpl, 1, NULL));
+    OT_OK(LAPI_Waitcntr(ot.h, &am_tgt, 1, NULL));
+    OT_CHECK(am_done_flag == 1, "round %d: no completion handler", r);
+    OT_OK(LAPI_Gfence(ot.h));
+
+    /* Putv into the same layout of the target's arena. */
+    memset(tgt_arena, GUARD, ARENA);
+    OT_OK(LAPI_Gfence(ot.h));
+    make_vec(p, &p->t, arenas[ot.tgt], &tv, t_info, t_len);
+    LAPI_Setcntr(ot.h, &org, 0);
+    LAPI_Setcntr(ot.h, &cmpl, 0);
+    OT_OK(LAPI_Putv(ot.h, (uint)ot.tgt, &tv, &ov, put_cntrs[ot.tgt], &org,
+                    &cmpl));
+    OT_OK(LAPI_Waitcntr(ot.h, &org, 1, NULL));
+    OT_OK(LAPI_Waitcntr(ot.h, &cmpl, 1, NULL));
+    OT_OK(LAPI_Waitcntr(ot.h, &put_tgt, 1, NULL));
+    compare("Putv", r, &src_pair, &src_pair.t, tgt_arena, in_seed);
+    OT_OK(LAPI_Gfence(ot.h));
+
+    /* Getv: the target's arena holds our stream in its layout. */
+    memset(org_arena, GUARD, p->o.extent);
+    LAPI_Setcntr(ot.h, &org, 0);
+    OT_OK(LAPI_Getv(ot.h, (uint)ot.tgt, &tv, &ov, get_cntrs[ot.tgt], &org));
+    OT_OK(LAPI_Waitcntr(ot.h, &org, 1, NULL));
+    OT_OK(LAPI_Waitcntr(ot.h, &get_tgt, 1, NULL));
+    compare("Getv", r, p, &p->o, org_arena, seed);
+    OT_OK(LAPI_Gfence(ot.h));
+  }
+  free(am_cntrs);
+  free(put_cntrs);
+  free(get_cntrs);
+  free(arenas);
+  return ot_finish("ofi_vectors");
+}
