@@ -1,0 +1,141 @@
+/*
+ * ofi_killed.c - a core group dies in the middle of a job.
+ *
+ * Started by lapirun with 3 or more CGs.  After a first exchange that
+ * works, the last task leaves abruptly (_exit(0): no LAPI_Term, nothing
+ * said to anyone; exit code 0 so that lapirun lets the others run on).
+ * The survivors, with TIMEOUT set to 3 s:
+ *  - send it active messages (eager and rendezvous), puts, gets and an
+ *    rmw, and wait for their completion counters: each wait must end
+ *    with LAPI_ERR_TIMEOUT instead of hanging;
+ *  - must have heard of it through their error handler, naming the task;
+ *  - get an error code from new operations to it;
+ *  - still talk to each other;
+ *  - terminate with LAPI_Term.
+ * The alarm of ot_init turns any hang into a failure.
+ */
+#include <time.h>
+
+#include "ofi_test.h"
+
+static lapi_cntr_t tgt_cntr;
+static unsigned char inbox[1 << 20];
+static int errs_from_victim;
+static int victim;
+
+static void errh(lapi_handle_t *h, int *code, lapi_err_t *type, int *task,
+                 int *src)
+{
+  (void)h;
+  (void)type;
+  (void)task;
+  if (*src == victim && *code != LAPI_SUCCESS)
+    __atomic_add_fetch(&errs_from_victim, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
+                 ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
+{
+  (void)h;
+  (void)uhdr;
+  (void)uhdr_len;
+  (void)msg_len;
+  *comp_h = NULL;
+  *uinfo = NULL;
+  return inbox;
+}
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(void)
+{
+  ot_init(errh, 100);
+  if (ot.n < 3) {
+    fprintf(stderr, "ofi_killed needs 3 or more CGs\n");
+    return 2;
+  }
+  victim = ot.n - 1;
+  OT_OK(LAPI_Senv(ot.h, TIMEOUT, 3));
+  OT_OK(LAPI_Addr_set(ot.h, (void *)hdr, 1));
+  LAPI_Setcntr(ot.h, &tgt_cntr, 0);
+  void **cntrs = ot_addrs(&tgt_cntr);
+  void **boxes = ot_addrs(inbox);
+
+  /* A round that works. */
+  lapi_cntr_t org, cmpl;
+  LAPI_Setcntr(ot.h, &org, 0);
+  LAPI_Setcntr(ot.h, &cmpl, 0);
+  int word = ot.me;
+  OT_OK(LAPI_Amsend(ot.h, (uint)ot.tgt, (void *)1, NULL, 0, &word,
+                    sizeof word, cntrs[ot.tgt], &org, &cmpl));
+  OT_OK(LAPI_Waitcntr(ot.h, &cmpl, 1, NULL));
+  OT_OK(LAPI_Waitcntr(ot.h, &tgt_cntr, 1, NULL));
+  OT_OK(LAPI_Gfence(ot.h));
+
+  if (ot.me == victim) {
+    fflush(stdout);
+    _exit(0); /* gone, without a word */
+  }
+
+  /* Operations to the victim: none can complete. */
+  static unsigned char big[300000], back[300000];
+  LAPI_Setcntr(ot.h, &org, 0);
+  LAPI_Setcntr(ot.h, &cmpl, 0);
+  lapi_cntr_t gorg;
+  LAPI_Setcntr(ot.h, &gorg, 0);
+  int issued = 0;
+  double t0 = now_s();
+  for (int k = 0; k < 20; k++) {
+    size_t len = k % 4 == 3 ? sizeof big : 64;
+    if (LAPI_Amsend(ot.h, (uint)victim, (void *)1, NULL, 0, big, len,
+                    cntrs[victim], &org, &cmpl) == LAPI_SUCCESS)
+      issued++;
+  }
+  if (LAPI_Put(ot.h, (uint)victim, 1000, boxes[victim], big, NULL, &org,
+               &cmpl) == LAPI_SUCCESS)
+    issued++;
+  LAPI_Get(ot.h, (uint)victim, sizeof back, boxes[victim], back, NULL,
+           &gorg);
+  int one = 1, prev = -1;
+  LAPI_Rmw(ot.h, FETCH_AND_ADD, (uint)victim, cntrs[victim], &one, &prev,
+           &gorg);
+  int rc = LAPI_Waitcntr(ot.h, &cmpl, issued, NULL);
+  double waited = now_s() - t0;
+  OT_CHECK(rc == LAPI_ERR_TIMEOUT, "Waitcntr on operations to a dead task "
+           "returned %d", rc);
+  OT_CHECK(waited < 40, "the wait took %.1f s", waited);
+  rc = LAPI_Waitcntr(ot.h, &gorg, 2, NULL);
+  OT_CHECK(rc == LAPI_ERR_TIMEOUT, "Waitcntr on a get from a dead task "
+           "returned %d", rc);
+  for (int i = 0; i < 200 && !__atomic_load_n(&errs_from_victim,
+                                              __ATOMIC_SEQ_CST); i++) {
+    LAPI_Probe(ot.h);
+    usleep(10000);
+  }
+  OT_CHECK(__atomic_load_n(&errs_from_victim, __ATOMIC_SEQ_CST) > 0,
+           "the error handler never named task %d", victim);
+  rc = LAPI_Amsend(ot.h, (uint)victim, (void *)1, NULL, 0, &word,
+                   sizeof word, NULL, NULL, NULL);
+  OT_CHECK(rc != LAPI_SUCCESS, "a new Amsend to the dead task succeeded");
+
+  /* The survivors still talk: a ring over tasks 0..victim-1. */
+  int to = (ot.me + 1) % victim;
+  LAPI_Setcntr(ot.h, &cmpl, 0); /* tgt_cntr is 0: the first wait took 1 */
+  OT_OK(LAPI_Amsend(ot.h, (uint)to, (void *)1, NULL, 0, big, 5000,
+                    cntrs[to], NULL, &cmpl));
+  OT_OK(LAPI_Waitcntr(ot.h, &cmpl, 1, NULL));
+  OT_OK(LAPI_Waitcntr(ot.h, &tgt_cntr, 1, NULL));
+
+  OT_OK(LAPI_Term(ot.h));
+  free(cntrs);
+  free(boxes);
+  int bad = __atomic_load_n(&ot.failures, __ATOMIC_SEQ_CST);
+  printf("ofi_killed task %d of %d: %s (waited %.1f s)\n", ot.me, ot.n,
+         bad ? "FAIL" : "PASS", waited);
+  return bad ? 1 : 0;
+}
