@@ -119,6 +119,21 @@ static struct fi_info *try_info(const char *prov, const char *node,
   return rc ? NULL : info;
 }
 
+/* Between hosts a loopback domain reaches nobody: take the first other
+ * one.  Returns the list with the chosen entry first (the rest freed). */
+static struct fi_info *not_loopback(struct fi_info *list)
+{
+  struct fi_info *pick = list;
+  for (struct fi_info *i = list; i; i = i->next)
+    if (i->domain_attr->name && strcmp(i->domain_attr->name, "lo") != 0) {
+      pick = i;
+      break;
+    }
+  struct fi_info *one = fi_dupinfo(pick);
+  fi_freeinfo(list);
+  return one;
+}
+
 static struct fi_info *choose(const char *prov, int local)
 {
   const char *iface = getenv("LAPI_OFI_IFACE");
@@ -132,7 +147,7 @@ static struct fi_info *choose(const char *prov, int local)
       struct fi_info *i = try_info(prov, node, shm ? NULL : iface, caps[c],
                                    safe);
       if (i)
-        return i;
+        return !shm && !iface && !local ? not_loopback(i) : i;
     }
   return NULL;
 }
