@@ -27,7 +27,9 @@
 #include "am/lapi_wait.h"
 #include "transport/tp.h"
 
-#define LAPI_AM_MAX_HANDLES 128
+#define LAPI_AM_MAX_HANDLES 128   /* per task */
+#define LAPI_AM_CG_TASKS 64       /* tasks of one core group at most */
+#define LAPI_AM_MAX_SLOTS (LAPI_AM_CG_TASKS * LAPI_AM_MAX_HANDLES)
 #define LAPI_AM_ADDRTBL_SZ 256   /* LOC_ADDRTBL_SZ: indexes 1..255 */
 #define LAPI_AM_MAX_UHDR 1024    /* MAX_UHDR_SZ */
 #define LAPI_AM_MAGIC 0x4c415049 /* lapi_return_info_t.MAGIC: "LAPI" */
@@ -156,6 +158,17 @@ struct lapi_hndl *lapi_hndl_get(lapi_handle_t hv);
 /* The active handle of task `task` (of h's core group) with h's value, or
  * NULL: where a message of h to that task is delivered. */
 struct lapi_hndl *lapi_hndl_peer(const struct lapi_hndl *h, uint task);
+/*
+ * Between core groups a handle is named by its key: the index of its task
+ * in its core group (task - cg_first, 0 in process mode) times 256 plus the
+ * handle value.  lapi_hndl_by_key gives the active handle of this process
+ * with that key, or NULL.
+ */
+static inline uint16_t lapi_hndl_key(uint local, lapi_handle_t hv)
+{
+  return (uint16_t)(local << 8 | hv);
+}
+struct lapi_hndl *lapi_hndl_by_key(unsigned key);
 /* Slot i (any state) for the dispatcher; i < lapi_hndl_limit(). */
 struct lapi_hndl *lapi_hndl_slot(unsigned i);
 unsigned lapi_hndl_limit(void);

@@ -29,8 +29,8 @@
  * this CG (local = task - cg_first; 0 in process mode) and a handle value
  * to its slot while the handle lives.
  */
-#define CG_TASKS 64 /* tasks of one core group at most (its CPEs) */
-#define MAX_SLOTS (CG_TASKS * LAPI_AM_MAX_HANDLES)
+#define CG_TASKS LAPI_AM_CG_TASKS
+#define MAX_SLOTS LAPI_AM_MAX_SLOTS
 
 static struct lapi_hndl *table[MAX_SLOTS];
 static struct lapi_hndl *byval[CG_TASKS][LAPI_AM_MAX_HANDLES];
@@ -60,6 +60,11 @@ struct lapi_hndl *lapi_hndl_peer(const struct lapi_hndl *h, uint task)
   if (task < h->cg_first || task - h->cg_first >= h->cg_tasks)
     return NULL;
   return by_value((int)(task - h->cg_first), h->index);
+}
+
+struct lapi_hndl *lapi_hndl_by_key(unsigned key)
+{
+  return by_value((int)(key >> 8), key & 0xff);
 }
 
 struct lapi_hndl *lapi_hndl_slot(unsigned i)
@@ -246,10 +251,16 @@ int PLAPI_Init(lapi_handle_t *hndl, lapi_info_t *lapi_info)
   pthread_mutex_lock(&table_lock);
   rc = init_locked(lapi_info, &v, hndl);
   pthread_mutex_unlock(&table_lock);
-  /* Collective in CPE-task mode: no task of the CG sends before every
-   * task has its handle (each one joins, even after a failure). */
-  if (v.cpe >= 0)
+  /* Collective in CPE-task mode: no task sends before every task has its
+   * handle, in this core group (each task joins, even after a failure)
+   * and then, through one task per core group, in the others. */
+  if (v.cpe >= 0) {
     lapi_cpe_barrier_cg(v.cg_tasks);
+    if (rc == LAPI_SUCCESS && v.num_tasks > v.cg_tasks &&
+        lapi_coll_barrier(lapi_hndl_get(*hndl)) != LAPI_SUCCESS)
+      LAPI_LOG(LAPI_LOG_ASYNC, "LAPI_Init: the core groups of the job did "
+               "not all reach the start-up barrier");
+  }
   return rc;
 }
 

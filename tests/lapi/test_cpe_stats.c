@@ -216,6 +216,7 @@ static void stats_task(void *arg)
   crts_engine_stats_cpes(&c0);
   lapi_statistics_t s0, s1;
   CT_OK(LAPI_Qenv(t.h, QUERY_SHM_STATISTICS, (int *)(void *)&s0));
+  CT_OK(LAPI_Gfence(t.h)); /* both took s0 before anything moves */
   if (t.me == 0)
     measure(&t);
   CT_OK(LAPI_Gfence(t.h));
