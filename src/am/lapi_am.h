@@ -95,11 +95,37 @@ int lapi_coll_allgather64(struct lapi_hndl *h, lapi_long_t mine,
                           lapi_long_t *all);
 void lapi_cpe_barrier_cg(uint count);
 
-/* Spin policies: a waiting task, and the dispatcher before it sleeps. */
-int lapi_wait_spins(void);
-void lapi_wait_relax(void);
+/*
+ * How a thread polls before it sleeps.  start, then relax between two
+ * looks until it returns 0 (sleep now), then end.  Off the CPEs: a few
+ * microseconds of pause (LAPI_SPIN).  A CPE task: as long as the threads
+ * outnumber the cores every poll yields; at most as many tasks as there
+ * are cores poll for up to LAPI_CPE_SPIN_US (the answer of a short wait
+ * then needs no futex wake), the others a few times only (the MPE, which
+ * does all the work, keeps its core).
+ */
+struct lapi_spin {
+  int left;            /* polls left (short spin) */
+  int64_t until_ns;    /* deadline of a long spin, 0 if short */
+  int cpe;
+};
+void lapi_spin_start(struct lapi_spin *s);
+int lapi_spin_relax(struct lapi_spin *s);
+void lapi_spin_end(struct lapi_spin *s);
+/* The dispatcher's spin window before it sleeps. */
 int lapi_mpe_spins(void);
 void lapi_mpe_relax(void);
+
+/*
+ * A CPE task that sleeps on a counter says for which value, so that an
+ * increment wakes it only when its wait is over (a stream of completions
+ * costs the MPE no futex wake per message).  sleep registers the calling
+ * CPE (0 off the CPEs: wait as a plain sleeper), awake withdraws it, due
+ * says whether a registered task waits on c for at most value.
+ */
+int lapi_cpe_cntr_sleep(lapi_cntr_t *c, int want);
+void lapi_cpe_cntr_awake(void);
+int lapi_cpe_cntr_due(lapi_cntr_t *c, int value);
 
 /* PRINT_STATISTICS: the core group's DMA/RMA engine counters. */
 void lapi_cpe_print_engine(void);
@@ -240,6 +266,7 @@ void lapi_dispatch_cancel_from(struct lapi_hndl *h, int src);
 /* _wait bits: plain sleepers count in the low half, dispatching
  * sleepers (who sleep on the doorbell) in the high half. */
 #define LAPI_CNTR_WAIT_PLAIN 1
+#define LAPI_CNTR_WAIT_CPE 0x100   /* a CPE task: wake it at its value only */
 #define LAPI_CNTR_WAIT_BELL 0x10000
 /* A counter waiter looks again at least this often (milliseconds). */
 #define LAPI_CNTR_SLICE_MS 250

@@ -88,7 +88,11 @@ static void ws_done(lapi_cntr_t *c)
 static void cntr_wake(lapi_cntr_t *c)
 {
   int w = __atomic_load_n(&c->_wait, __ATOMIC_SEQ_CST);
-  if (w & 0xffff)
+  /* Plain sleepers look at every change; sleeping CPE tasks only when
+   * the value they wait for is reached. */
+  if ((w & 0xff) ||
+      ((w & 0xff00) &&
+       lapi_cpe_cntr_due(c, __atomic_load_n(&c->cntr, __ATOMIC_SEQ_CST))))
     lapi_futex_wake((int *)&c->cntr, INT_MAX);
   if (w & ~0xffff)
     lapi_bell_ring();
@@ -190,26 +194,36 @@ static int take(void *arg)
  * continues as a dispatching waiter. */
 static void wait_plain(struct lapi_hndl *h, struct take *t, int progress)
 {
-  int spins = lapi_wait_spins();
-  for (int i = 0; i < spins; i++) {
-    if (take(t))
+  struct lapi_spin sp;
+  lapi_spin_start(&sp);
+  while (lapi_spin_relax(&sp))
+    if (take(t)) {
+      lapi_spin_end(&sp);
       return;
-    lapi_wait_relax();
-  }
+    }
+  lapi_spin_end(&sp);
   int *cw = &t->c->_wait;
-  __atomic_add_fetch(cw, LAPI_CNTR_WAIT_PLAIN, __ATOMIC_SEQ_CST);
+  /* Registered before it counts as a sleeper: an incrementer that sees
+   * the count sees the value it waits for. */
+  int how = lapi_cpe_cntr_sleep(t->c, t->val) ? LAPI_CNTR_WAIT_CPE
+                                               : LAPI_CNTR_WAIT_PLAIN;
+  __atomic_add_fetch(cw, how, __ATOMIC_SEQ_CST);
+  int dispatch = 0;
   for (;;) {
     int v = __atomic_load_n(&t->c->cntr, __ATOMIC_SEQ_CST);
     if (take(t))
       break;
     if (progress && lapi_may_dispatch(h)) {
-      __atomic_sub_fetch(cw, LAPI_CNTR_WAIT_PLAIN, __ATOMIC_SEQ_CST);
-      lapi_wait_until(h, take, t, cw);
-      return;
+      dispatch = 1;
+      break;
     }
     lapi_futex_wait((int *)&t->c->cntr, v, LAPI_CNTR_SLICE_MS);
   }
-  __atomic_sub_fetch(cw, LAPI_CNTR_WAIT_PLAIN, __ATOMIC_SEQ_CST);
+  __atomic_sub_fetch(cw, how, __ATOMIC_SEQ_CST);
+  if (how == LAPI_CNTR_WAIT_CPE)
+    lapi_cpe_cntr_awake();
+  if (dispatch)
+    lapi_wait_until(h, take, t, cw);
 }
 
 static int cntr_wait(struct lapi_hndl *h, lapi_cntr_t *c, int val, int *cur,

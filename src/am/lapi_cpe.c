@@ -22,9 +22,12 @@
  * of libcrts); across CGs one task per CG takes part in the bootstrap's
  * collectives on behalf of its CG.
  */
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "am/lapi_am.h"
 #include "crts/crts_engine.h"
@@ -215,20 +218,82 @@ int lapi_coll_allgather64(struct lapi_hndl *h, lapi_long_t mine,
 
 /* --------------------------------------------------------------- waits */
 
-/* A CPE thread waits as the emulator's CPEs do: a few polls, each yielding
- * the core when the threads outnumber the cores, then a futex. */
-int lapi_wait_spins(void)
+/*
+ * Long spins: a task whose answer comes within LAPI_CPE_SPIN_US (default
+ * 100 us) keeps polling and is not put to sleep and woken again (a futex
+ * wake costs the MPE a system call and the task about 6 us here).  Only as
+ * many tasks as there are cores may spin that long at once; the others
+ * poll a few times and sleep, so that 64 waiting tasks on 2 cores leave
+ * the cores to the MPE, which does the work they wait for.
+ */
+static int long_spinners; /* atomic */
+static int spin_us = -1, spin_cores;
+static pthread_once_t spin_once = PTHREAD_ONCE_INIT;
+
+static void spin_settings(void)
 {
-  return crts_engine_cpe_tid() >= 0 ? crts_engine_spin_limit()
-                                    : lapi_spin_limit();
+  cpu_set_t set;
+  spin_cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                          : 1;
+  spin_us = 100;
+  const char *e = getenv("LAPI_CPE_SPIN_US");
+  if (e && *e) {
+    char *end;
+    long v = strtol(e, &end, 10);
+    if (*end == '\0' && v >= 0 && v <= 1000000)
+      spin_us = (int)v;
+    else
+      fprintf(stderr, "lapi: LAPI_CPE_SPIN_US=%s is not a count of "
+              "microseconds; using %d\n", e, spin_us);
+  }
 }
 
-void lapi_wait_relax(void)
+static int64_t now_ns(void)
 {
-  if (crts_engine_cpe_tid() >= 0)
-    crts_engine_relax();
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void lapi_spin_start(struct lapi_spin *s)
+{
+  s->cpe = crts_engine_cpe_tid() >= 0;
+  s->until_ns = 0;
+  if (!s->cpe) {
+    s->left = lapi_spin_limit();
+    return;
+  }
+  pthread_once(&spin_once, spin_settings);
+  s->left = crts_engine_spin_limit();
+  if (spin_us == 0)
+    return;
+  if (__atomic_add_fetch(&long_spinners, 1, __ATOMIC_SEQ_CST) <= spin_cores)
+    s->until_ns = now_ns() + (int64_t)spin_us * 1000;
+  else
+    __atomic_sub_fetch(&long_spinners, 1, __ATOMIC_SEQ_CST);
+}
+
+int lapi_spin_relax(struct lapi_spin *s)
+{
+  if (s->until_ns) {
+    if (now_ns() >= s->until_ns)
+      return 0;
+  } else if (s->left-- <= 0) {
+    return 0;
+  }
+  if (s->cpe)
+    crts_engine_relax(); /* a yield when the threads outnumber the cores */
   else
     lapi_cpu_relax();
+  return 1;
+}
+
+void lapi_spin_end(struct lapi_spin *s)
+{
+  if (s->until_ns) {
+    __atomic_sub_fetch(&long_spinners, 1, __ATOMIC_SEQ_CST);
+    s->until_ns = 0;
+  }
 }
 
 /*
@@ -249,6 +314,45 @@ void lapi_mpe_relax(void)
     crts_engine_relax();
   else
     lapi_cpu_relax();
+}
+
+/* --------------------------------------------------- counter sleepers */
+
+static struct {
+  lapi_cntr_t *c;   /* atomic; NULL: not waiting */
+  int want;         /* atomic */
+} __attribute__((aligned(64))) sleeper[CRTS_MAX_SPE_NUM];
+static uint64_t sleeping; /* bit t: CPE t is registered, atomic */
+
+int lapi_cpe_cntr_sleep(lapi_cntr_t *c, int want)
+{
+  int tid = crts_engine_cpe_tid();
+  if (tid < 0)
+    return 0;
+  __atomic_store_n(&sleeper[tid].want, want, __ATOMIC_RELAXED);
+  __atomic_store_n(&sleeper[tid].c, c, __ATOMIC_RELEASE);
+  __atomic_or_fetch(&sleeping, (uint64_t)1 << tid, __ATOMIC_SEQ_CST);
+  return 1;
+}
+
+void lapi_cpe_cntr_awake(void)
+{
+  int tid = crts_engine_cpe_tid();
+  __atomic_and_fetch(&sleeping, ~((uint64_t)1 << tid), __ATOMIC_SEQ_CST);
+  __atomic_store_n(&sleeper[tid].c, NULL, __ATOMIC_RELEASE);
+}
+
+int lapi_cpe_cntr_due(lapi_cntr_t *c, int value)
+{
+  uint64_t m = __atomic_load_n(&sleeping, __ATOMIC_SEQ_CST);
+  while (m) {
+    int t = __builtin_ctzll(m);
+    m &= m - 1;
+    if (__atomic_load_n(&sleeper[t].c, __ATOMIC_ACQUIRE) == c &&
+        value >= __atomic_load_n(&sleeper[t].want, __ATOMIC_RELAXED))
+      return 1;
+  }
+  return 0;
 }
 
 /* ----------------------------------------------------------- statistics */

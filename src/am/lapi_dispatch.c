@@ -260,16 +260,19 @@ static void wait_evt(struct lapi_hndl *h, int (*done)(void *), void *arg)
 void lapi_wait_until(struct lapi_hndl *h, int (*done)(void *), void *arg,
                      int *mark)
 {
-  int spins = lapi_wait_spins();
-  for (int i = 0;;) {
-    if (done(arg))
+  struct lapi_spin sp;
+  lapi_spin_start(&sp);
+  for (;;) {
+    if (done(arg)) {
+      lapi_spin_end(&sp);
       return;
+    }
     if (lapi_progress(h) > 0)
       continue;
-    if (i++ >= spins)
+    if (!lapi_spin_relax(&sp))
       break;
-    lapi_wait_relax();
   }
+  lapi_spin_end(&sp);
   if (h && h->cpe >= 0 && mark == NULL && !lapi_may_dispatch(h)) {
     wait_evt(h, done, arg);
     return;
