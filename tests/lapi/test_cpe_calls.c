@@ -409,6 +409,140 @@ static void progress_calls(struct ct_task *t, lapi_cntr_t *next_tgt)
   CT_OK(LAPI_Gfence(t->h));
 }
 
+/* The vector forms of LAPI_Xfer, the other Rmw operations, LAPI_Address
+ * and the handle lock of LAPI_Util, between CPE tasks. */
+static void vectors_and_misc(struct ct_task *t, lapi_cntr_t *next_tgt)
+{
+  ulong addr = 0;
+  CT_OK(LAPI_Address(ldm_buf, &addr));
+  CT_CHECK(addr == (ulong)(uintptr_t)ldm_buf);
+
+  /* AMV_XFER: the same Amsendv as before, main memory -> main memory. */
+  char *src = malloc(MSG);
+  ct_fill(src, MSG, tag_of(t->me, 8));
+  memset(vbox[t->me], 0, 256);
+  vinfo[0] = src;
+  vlen[0] = 40;
+  vinfo[1] = src + 40;
+  vlen[1] = MSG - 40;
+  lapi_vec_t ov = {LAPI_GEN_IOVECTOR, 2, vinfo, vlen};
+  CT_OK(LAPI_Gfence(t->h));
+  lapi_xfer_t x;
+  memset(&x, 0, sizeof x);
+  x.Amv.Xfer_type = LAPI_AMV_XFER;
+  x.Amv.tgt = t->next;
+  x.Amv.hdr_hdl = (lapi_long_t)(uintptr_t)amv_header;
+  x.Amv.org_vec = &ov;
+  x.Amv.shdlr = send_done;
+  x.Amv.sinfo = &S;
+  x.Amv.tgt_cntr = (lapi_long_t)(uintptr_t)next_tgt;
+  x.Amv.org_cntr = &org_c;
+  x.Amv.cmpl_cntr = &cmpl_c;
+  CT_OK(LAPI_Xfer(t->h, &x));
+  ct_wait(t, &org_c, 1);
+  ct_wait(t, &cmpl_c, 1);
+  ct_wait(t, &tgt_c, 1);
+  char want[MSG];
+  ct_fill(want, MSG, tag_of((int)t->prev, 8));
+  CT_CHECK(memcmp(vbox[t->me] + 100, want, 40) == 0);
+  CT_CHECK(memcmp(vbox[t->me] + 3, want + 40, MSG - 40) == 0);
+
+  /* PUTV_XFER and GETV_XFER: LDM (same-address) generic vectors. */
+  static __thread_local void *pi[3], *qi[2];
+  static __thread_local ulong pl[3], ql[2];
+  ct_fill(ldm_buf, MSG, tag_of(t->me, 9));
+  memset(ldm_get, 0, sizeof ldm_get);
+  CT_OK(LAPI_Gfence(t->h));
+  pi[0] = ldm_buf;       pl[0] = 10;
+  pi[1] = ldm_buf + 20;  pl[1] = 30;
+  pi[2] = ldm_buf + 60;  pl[2] = 6;
+  qi[0] = ldm_get + 1;   ql[0] = 25; /* named by our own LDM address */
+  qi[1] = ldm_get + 101; ql[1] = 21;
+  lapi_vec_t gv = {LAPI_GEN_GENERIC, 3, pi, pl};
+  lapi_vec_t tv = {LAPI_GEN_GENERIC, 2, qi, ql};
+  memset(&x, 0, sizeof x);
+  x.Putv.Xfer_type = LAPI_PUTV_XFER;
+  x.Putv.tgt = t->next;
+  x.Putv.org_vec = &gv;
+  x.Putv.tgt_vec = &tv;
+  x.Putv.tgt_cntr = (lapi_long_t)(uintptr_t)next_tgt;
+  x.Putv.org_cntr = &org_c;
+  x.Putv.cmpl_cntr = &cmpl_c;
+  x.Putv.shdlr = send_done;
+  x.Putv.sinfo = &S;
+  CT_OK(LAPI_Xfer(t->h, &x));
+  ct_wait(t, &cmpl_c, 1);
+  ct_wait(t, &org_c, 1);
+  ct_wait(t, &tgt_c, 1);
+  /* 46 origin bytes (10 + 30 + 6) into 25 + 21 target bytes. */
+  unsigned char stream[46];
+  int k = 0;
+  for (int i = 0; i < 10; i++)
+    stream[k++] = ct_byte(tag_of((int)t->prev, 9), (size_t)i);
+  for (int i = 20; i < 50; i++)
+    stream[k++] = ct_byte(tag_of((int)t->prev, 9), (size_t)i);
+  for (int i = 60; i < 66; i++)
+    stream[k++] = ct_byte(tag_of((int)t->prev, 9), (size_t)i);
+  CT_CHECK(memcmp(ldm_get + 1, stream, 25) == 0);
+  CT_CHECK(memcmp(ldm_get + 101, stream + 25, 21) == 0);
+  CT_CHECK(ldm_get[0] == 0 && ldm_get[26] == 0 && ldm_get[100] == 0 &&
+           ldm_get[122] == 0);
+  CT_OK(LAPI_Gfence(t->h));
+  /* Back: the next task's target region into our origin pieces. */
+  memset(ldm_buf, 0, MSG);
+  memset(&x, 0, sizeof x);
+  x.Getv.Xfer_type = LAPI_GETV_XFER;
+  x.Getv.tgt = t->next;
+  x.Getv.org_vec = &gv;
+  x.Getv.tgt_vec = &tv;
+  x.Getv.org_cntr = &org_c;
+  x.Getv.chndlr = get_done;
+  x.Getv.cinfo = &S;
+  CT_OK(LAPI_Xfer(t->h, &x));
+  ct_wait(t, &org_c, 1);
+  /* The next task holds what we put there: our own pieces come back. */
+  for (int i = 0; i < 66; i++) {
+    int piece = i < 10 || (i >= 20 && i < 50) || i >= 60;
+    unsigned char want_i = piece ? ct_byte(tag_of(t->me, 9), (size_t)i) : 0;
+    if ((unsigned char)ldm_buf[i] != want_i) {
+      ct_fail("CPE %d: GETV_XFER byte %d", t->me, i);
+      break;
+    }
+  }
+  CT_OK(LAPI_Gfence(t->h));
+
+  /* SWAP and FETCH_AND_OR on the next task's LDM (same address). */
+  static __thread_local int word;
+  static __thread_local long long dword;
+  word = 0x10;
+  dword = 0x100;
+  CT_OK(LAPI_Gfence(t->h));
+  int v = t->me, prev = -1;
+  long long v64 = 1LL << 40, prev64 = -1;
+  CT_OK(LAPI_Rmw(t->h, SWAP, t->next, &word, &v, &prev, &org_c));
+  CT_OK(LAPI_Rmw64(t->h, FETCH_AND_OR, t->next, &dword, &v64, &prev64,
+                   &org_c));
+  ct_wait(t, &org_c, 2);
+  CT_CHECK_EQ(prev, 0x10);
+  CT_CHECK_EQ(prev64, 0x100);
+  CT_OK(LAPI_Gfence(t->h));
+  CT_CHECK_EQ(word, (int)t->prev);
+  CT_CHECK_EQ(dword, 0x100 | (1LL << 40));
+
+  /* The handle lock of LAPI_Util on a CPE task: handlers of the handle
+   * wait while it is held. */
+  lapi_util_t u;
+  memset(&u, 0, sizeof u);
+  u.ThreadFunc.Util_type = LAPI_GET_THREAD_FUNC;
+  CT_OK(LAPI_Util(t->h, &u));
+  CT_CHECK_EQ(u.ThreadFunc.mutex_lock(t->h), 0);
+  CT_CHECK_EQ(u.ThreadFunc.mutex_trylock(t->h), 0); /* recursive */
+  CT_CHECK_EQ(u.ThreadFunc.mutex_unlock(t->h), 0);
+  CT_CHECK_EQ(u.ThreadFunc.mutex_unlock(t->h), 0);
+  CT_OK(LAPI_Gfence(t->h));
+  free(src);
+}
+
 static void every_call(void *arg)
 {
   (void)arg;
@@ -423,6 +557,7 @@ static void every_call(void *arg)
   atomics(&t);
   xfer(&t, next_tgt);
   progress_calls(&t, next_tgt);
+  vectors_and_misc(&t, next_tgt);
   ct_close(&t);
 }
 
@@ -431,10 +566,10 @@ static void run_all(int n)
   S.ncpes = n;
   ct_run(n, every_call, NULL);
   CT_ASSERT_NO_FAILURE();
-  /* Amsend, Xfer AM, polling AM: one completion handler per task each;
-   * Xfer AM, PUT and RMW: a send completion handler each. */
-  cr_assert_eq(S.shdlr_calls, 3 * n);
-  cr_assert_eq(S.chndlr_calls, n);
+  /* Send completion handlers: Xfer AM, PUT, RMW, AMV and PUTV; origin
+   * completion handlers: Xfer GET and GETV; each once per task. */
+  cr_assert_eq(S.shdlr_calls, 5 * n);
+  cr_assert_eq(S.chndlr_calls, 2 * n);
 }
 
 Test(cpe_calls, two_tasks, .timeout = CT_TIMEOUT) { run_all(2); }
