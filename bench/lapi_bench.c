@@ -16,8 +16,8 @@
  * Every figure is the median of the repetitions (11, 5 with --quick).
  * Timing never fails the program; only a LAPI error does.
  *
- * Usage: lapirun -n 2 [--provider P] lapi_bench [--quick] [--csv]
- *        [--raw FILE]
+ * Usage: lapirun -n 2 [--provider P] lapi_bench [--provider P] [--quick]
+ *        [--csv] [--raw FILE]
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -13,7 +13,7 @@
  * them).  Timing never fails the program; a libfabric error or a peer that
  * does not answer within 30 s does.
  *
- * Usage: lapirun -n 2 [--provider P] ofi_raw [--quick]
+ * Usage: lapirun -n 2 [--provider P] ofi_raw [--provider P] [--quick]
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -255,6 +255,8 @@ int main(int argc, char **argv)
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--quick"))
       quick = 1, reps = 5;
+    else if (!strcmp(argv[i], "--provider") && i + 1 < argc)
+      setenv("FI_PROVIDER", argv[++i], 1);
   struct lapi_boot *b = lapi_boot_get();
   if (!b) {
     fprintf(stderr, "ofi_raw: no bootstrap; run under lapirun -n 2\n");
