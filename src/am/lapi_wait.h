@@ -22,6 +22,9 @@
 /* Polls before sleeping: LAPI_SPIN, or by default 0 on one CPU and a
  * few microseconds' worth otherwise. */
 int lapi_spin_limit(void);
+/* procs processes of the job share this host: spin only if each has two
+ * CPUs (unless LAPI_SPIN is set). */
+void lapi_spin_hint_procs(int procs);
 void lapi_cpu_relax(void);
 
 /* Sleep while *addr == val, at most ms milliseconds (< 0: no limit). */

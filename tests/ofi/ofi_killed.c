@@ -14,6 +14,8 @@
  *  - terminate with LAPI_Term.
  * The alarm of ot_init turns any hang into a failure.
  */
+#include <signal.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "ofi_test.h"
@@ -55,8 +57,8 @@ static double now_s(void)
 int main(void)
 {
   ot_init(errh, 100);
-  if (ot.n < 3) {
-    fprintf(stderr, "ofi_killed needs 3 or more CGs\n");
+  if (ot.n < 3 || ot.n > 64) {
+    fprintf(stderr, "ofi_killed needs 3 to 64 CGs\n");
     return 2;
   }
   victim = ot.n - 1;
@@ -77,10 +79,16 @@ int main(void)
   OT_OK(LAPI_Waitcntr(ot.h, &tgt_cntr, 1, NULL));
   OT_OK(LAPI_Gfence(ot.h));
 
+  lapi_long_t pids[64];
+  OT_OK(LAPI_Address_init64(ot.h, (lapi_long_t)getpid(), pids));
   if (ot.me == victim) {
     fflush(stdout);
     _exit(0); /* gone, without a word */
   }
+  /* Start once it is really gone (lapirun reaps it at once; all CGs run
+   * on this host), so nothing below can still reach it. */
+  for (int i = 0; i < 1000 && kill((pid_t)pids[victim], 0) == 0; i++)
+    usleep(10000);
 
   /* Operations to the victim: none can complete. */
   static unsigned char big[300000], back[300000];
@@ -123,7 +131,10 @@ int main(void)
                    sizeof word, NULL, NULL, NULL);
   OT_CHECK(rc != LAPI_SUCCESS, "a new Amsend to the dead task succeeded");
 
-  /* The survivors still talk: a ring over tasks 0..victim-1. */
+  /* The survivors still talk: a ring over tasks 0..victim-1.  Each
+   * survivor noticed the loss on its own clock: a longer TIMEOUT keeps
+   * the ring's waits from giving up while a slower one catches up. */
+  OT_OK(LAPI_Senv(ot.h, TIMEOUT, 60));
   int to = (ot.me + 1) % victim;
   LAPI_Setcntr(ot.h, &cmpl, 0); /* tgt_cntr is 0: the first wait took 1 */
   OT_OK(LAPI_Amsend(ot.h, (uint)to, (void *)1, NULL, 0, big, 5000,

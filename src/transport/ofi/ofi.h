@@ -303,6 +303,8 @@ struct ofi_peer {
   long waiting;              /* our transfers that need it to answer */
   int64_t last_rx_ms;
   int64_t ping_ms;
+  int queued;                /* our packets in the retry queue */
+  unsigned blocked_pass;     /* retry pass in which a post got EAGAIN */
 };
 
 struct ofi_stats {
@@ -358,7 +360,9 @@ struct ofi_state {
 
   struct ofi_xfer *ready_head, *ready_tail; /* sinks with work to issue */
 
-  int handle_on[LAPI_AM_MAX_HANDLES]; /* handles the transport serves */
+  /* Handles the transport serves, by handle value (process mode: one
+   * task per process, so values are unique here). */
+  struct lapi_hndl *hmap[LAPI_AM_MAX_HANDLES];
 
   pthread_t thread;
   int thread_on;
@@ -378,7 +382,19 @@ int ofi_mr_reg(void *addr, size_t len, uint64_t access, struct fid_mr **mr);
 void ofi_mr_close(struct fid_mr *mr);
 int ofi_timeout_s(void);     /* smallest TIMEOUT of the served handles */
 
+/* ofi_bell.c: the doorbell between the CGs of one host */
+struct lapi_boot;
+int ofi_bell_create(const struct lapi_boot *b);
+void ofi_bell_attach(const struct lapi_boot *b);
+void ofi_bell_unlink(void);
+void ofi_bell_close(void);
+int ofi_bell_on(void);
+void ofi_bell_ring(uint peer);
+void ofi_bell_kick(void);
+void ofi_bell_sleep(int ms, int (*poll)(void));
+
 /* ofi_progress.c */
+int ofi_tp_progress(struct lapi_hndl *h);
 int ofi_progress_start(void);
 void ofi_progress_stop(void);
 void ofi_kick(void);

@@ -60,8 +60,8 @@ int ofi_timeout_s(void)
 {
   int t = LAPI_AM_TIMEOUT_MAX;
   for (unsigned i = 0; i < LAPI_AM_MAX_HANDLES; i++)
-    if (ofi.handle_on[i]) {
-      int v = __atomic_load_n(&lapi_hndl_slot(i)->timeout, __ATOMIC_RELAXED);
+    if (ofi.hmap[i]) {
+      int v = __atomic_load_n(&ofi.hmap[i]->timeout, __ATOMIC_RELAXED);
       if (v > 0 && v < t)
         t = v;
     }
@@ -397,7 +397,8 @@ static void close_all(void)
   free(ofi.peers);
   ofi.peers = NULL;
   ofi.tx_posted = 0;
-  ofi.up = 0;
+  ofi_bell_close();
+  __atomic_store_n(&ofi.up, 0, __ATOMIC_RELEASE);
 }
 
 static int open_endpoint(struct lapi_boot *b)
@@ -410,14 +411,20 @@ static int open_endpoint(struct lapi_boot *b)
   int rc = provider_up(b);
   if (rc == LAPI_SUCCESS)
     rc = open_objects();
+  if (rc == LAPI_SUCCESS && ofi.wait_fd < 0)
+    ofi_bell_create(b); /* no wait object: a doorbell if all are here */
   if (rc == LAPI_SUCCESS)
     rc = exchange(b);
+  if (rc == LAPI_SUCCESS) {
+    ofi_bell_attach(b);
+    lapi_spin_hint_procs(b->local_size);
+  }
   if (rc == LAPI_SUCCESS)
     rc = post_recvs();
   if (rc == LAPI_SUCCESS)
     rc = ofi_progress_start();
   if (rc == LAPI_SUCCESS)
-    ofi.up = 1;
+    __atomic_store_n(&ofi.up, 1, __ATOMIC_RELEASE);
   if (rc != LAPI_SUCCESS) {
     close_all();
     return rc;
@@ -435,8 +442,14 @@ static int open_endpoint(struct lapi_boot *b)
 int ofi_tp_init(struct lapi_hndl *h)
 {
   const struct lapi_job *j = lapi_job();
-  if (j->num_tasks <= 1)
-    return LAPI_SUCCESS; /* a job of one task: the loopback serves it */
+  if (j->num_tasks <= j->cg_tasks)
+    return LAPI_SUCCESS; /* one core group: self and crts serve it */
+  if (j->cg_tasks > 1) {
+    LAPI_LOG(LAPI_LOG_ASYNC, "ofi: CPE-task mode across core groups "
+             "(lapirun -c with -n > 1) is not served by the libfabric "
+             "transport yet: use one task per core group");
+    return LAPI_ERR_NO_CONNECTIVITY;
+  }
   struct lapi_boot *b = lapi_boot_get();
   if (b == NULL) {
     LAPI_LOG(LAPI_LOG_ASYNC, "ofi: no bootstrap: start the job with "
@@ -449,7 +462,7 @@ int ofi_tp_init(struct lapi_hndl *h)
     rc = open_endpoint(b);
   if (rc == LAPI_SUCCESS) {
     ofi.users++;
-    ofi.handle_on[h->index] = 1;
+    ofi.hmap[h->index] = h;
   }
   pthread_mutex_unlock(&ofi.lock);
   if (rc != LAPI_SUCCESS)
@@ -461,6 +474,9 @@ int ofi_tp_init(struct lapi_hndl *h)
     ofi_tp_fini(h);
     return LAPI_ERR_NO_CONNECTIVITY;
   }
+  pthread_mutex_lock(&ofi.lock);
+  ofi_bell_unlink(); /* every peer has mapped our doorbell by now */
+  pthread_mutex_unlock(&ofi.lock);
   return LAPI_SUCCESS;
 }
 
@@ -471,14 +487,14 @@ static int sends_flushed(void)
 
 void ofi_tp_fini(struct lapi_hndl *h)
 {
-  if (lapi_job()->num_tasks <= 1)
+  if (lapi_job()->num_tasks <= lapi_job()->cg_tasks)
     return;
   pthread_mutex_lock(&ofi.lock);
-  if (!ofi.handle_on[h->index]) {
+  if (!ofi.hmap[h->index]) {
     pthread_mutex_unlock(&ofi.lock);
     return;
   }
-  ofi.handle_on[h->index] = 0;
+  ofi.hmap[h->index] = NULL;
   int last = --ofi.users == 0;
   pthread_mutex_unlock(&ofi.lock);
   if (!last)

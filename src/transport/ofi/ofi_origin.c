@@ -62,7 +62,9 @@ struct ofi_xfer *ofi_xfer_new(enum ofi_role role, uint peer,
   x->t_start_ms = ofi_now_ms();
   ofi.xtab[s] = x;
   ofi.xfree_hint = s + 1;
-  ofi.xlive++;
+  if (ofi.xlive++ == 0)
+    ofi_kick(); /* an idle progress thread sleeps without a time limit:
+                   now it must watch for a silent peer */
   return x;
 }
 
@@ -448,7 +450,7 @@ void ofi_source_mode(struct ofi_xfer *x)
 
 static int usable(uint tgt)
 {
-  if (!ofi.up)
+  if (!ofi.up || tgt >= ofi.ntasks)
     return LAPI_ERR_NO_CONNECTIVITY;
   if (ofi.peers[tgt].failed)
     return LAPI_ERR_NO_CONNECTIVITY;
@@ -687,7 +689,7 @@ const struct lapi_tp_ops lapi_tp_ofi = {
   .put = ofi_put,
   .get = ofi_get,
   .rmw = ofi_rmw,
-  .progress = lapi_tp_no_progress, /* the progress thread reads the CQ */
+  .progress = ofi_tp_progress,
 };
 
 /* --------------------------------------------------- arrivals (origin) */

@@ -31,6 +31,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "transport/ofi/ofi.h"
@@ -40,11 +41,18 @@
 #define NAP_BUSY_US 1000
 #define NAP_IDLE_US 20000
 #define WATCH_MS 250
+#define POLL_GAP_NS 2000
 
 static int sleeping; /* the thread is about to block or blocks (lock) */
 
 void ofi_kick(void)
 {
+  if (!ofi.thread_on)
+    return;
+  if (ofi_bell_on()) {
+    ofi_bell_kick(); /* rings only if the thread sleeps */
+    return;
+  }
   if (!sleeping)
     return;
   if (ofi.kick_fd >= 0 && ofi.wait_fd >= 0) {
@@ -244,9 +252,9 @@ void ofi_peer_fail(uint peer, int code, const char *why)
   /* Tell every served handle once, in MPE context; count the fault so
    * that counter waits stop waiting for it (lapi_cntr.c). */
   for (unsigned i = 0; i < LAPI_AM_MAX_HANDLES; i++) {
-    if (!ofi.handle_on[i])
+    if (!ofi.hmap[i])
       continue;
-    struct lapi_hndl *h = lapi_hndl_slot(i);
+    struct lapi_hndl *h = ofi.hmap[i];
     __atomic_add_fetch(&h->faults, 1, __ATOMIC_SEQ_CST);
     char msg[200];
     snprintf(msg, sizeof msg, "unreachable (%s): its operations fail", why);
@@ -353,9 +361,13 @@ static void *progress_main(void *arg)
       continue;
     }
     int busy = ofi.tx_posted || ofi.retry_head || ofi.xlive;
+    /* something waits for a retry: come back soon */
+    int again = ofi.retry_head || ofi.ready_head;
     sleeping = 1;
     if (ofi.wait_fd >= 0) {
-      wait_fd(ofi.retry_head || ofi.tx_posted ? 1 : busy ? WATCH_MS : -1);
+      wait_fd(again || ofi.tx_posted ? 1 : busy ? WATCH_MS : -1);
+    } else if (ofi_bell_on() && idle >= 4) {
+      ofi_bell_sleep(again ? 1 : busy ? WATCH_MS : -1, drain_cq);
     } else if (idle < 4) {
       idle++;
       pthread_mutex_unlock(&ofi.lock);
@@ -371,6 +383,39 @@ static void *progress_main(void *arg)
   }
   pthread_mutex_unlock(&ofi.lock);
   return NULL;
+}
+
+/* The tp progress op: the dispatcher's spin window and polling waiters
+ * read the CQ too when the lock is free, which saves the hand-over from
+ * the progress thread while traffic flows.  Everything stays under
+ * ofi.lock, so completions are still handled one at a time, in order. */
+int ofi_tp_progress(struct lapi_hndl *h)
+{
+  (void)h;
+  if (!__atomic_load_n(&ofi.up, __ATOMIC_ACQUIRE))
+    return 0;
+  /* Spinning callers poll in tight loops sized for cheap polls: read the
+   * CQ at most once per POLL_GAP_NS per thread, so a spin window keeps
+   * its length and does not starve the application on 2 cores. */
+  static __thread int64_t last;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+  if (now - last < POLL_GAP_NS)
+    return 0;
+  last = now;
+  if (pthread_mutex_trylock(&ofi.lock) != 0)
+    return 0;
+  int n = 0;
+  if (ofi.up) {
+    n = drain_cq();
+    if (ofi.retry_head)
+      ofi_send_retry();
+    if (ofi.ready_head)
+      ofi_sink_issue();
+  }
+  pthread_mutex_unlock(&ofi.lock);
+  return n;
 }
 
 int ofi_progress_start(void)

@@ -6,8 +6,10 @@
  * and given to ofi_send(), which injects it (up to inject_size: the
  * buffer is free at once) or posts it (free at its completion).
  * -FI_EAGAIN never loses a packet: it joins the retry queue, which keeps
- * the order of sends, and the progress thread (woken if asleep) posts it
- * again after reading the CQ.  Everything here runs under ofi.lock.
+ * the order of sends to each peer (a packet waits behind earlier ones to
+ * the same peer only, so a peer that stopped answering does not hold up
+ * the others), and the progress thread (woken if asleep) posts it again
+ * after reading the CQ.  Everything here runs under ofi.lock.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,14 +77,19 @@ static int post(struct ofi_buf *b)
              hd->type, b->peer, b->len, (unsigned long long)hd->id);
   }
   if (b->len <= ofi.inject_size) {
+    uint peer = b->peer;
     rc = (int)fi_inject(ofi.ep, b->mem, b->len, a);
     if (rc == 0)
       ofi_buf_put(b);
+    /* posted, or -FI_EAGAIN until the peer makes progress (its queue is
+     * full, or shm's first contact waits for it): wake it either way */
+    ofi_bell_ring(peer);
     return rc;
   }
   rc = (int)fi_send(ofi.ep, b->mem, b->len, b->desc, a, &b->c.fi);
   if (rc == 0)
     ofi.tx_posted++;
+  ofi_bell_ring(b->peer);
   return rc;
 }
 
@@ -104,7 +111,7 @@ void ofi_send(struct ofi_buf *b, uint peer, uint64_t xfer)
     ofi_buf_put(b); /* the transfer was failed with the peer */
     return;
   }
-  int rc = ofi.retry_head ? -FI_EAGAIN : post(b);
+  int rc = ofi.peers[peer].queued ? -FI_EAGAIN : post(b);
   if (rc == 0)
     return;
   if (rc != -FI_EAGAIN) {
@@ -112,6 +119,7 @@ void ofi_send(struct ofi_buf *b, uint peer, uint64_t xfer)
     return;
   }
   ofi.st.eagain++;
+  ofi.peers[peer].queued++;
   if (ofi.retry_tail)
     ofi.retry_tail->next = b;
   else
@@ -122,23 +130,36 @@ void ofi_send(struct ofi_buf *b, uint peer, uint64_t xfer)
 
 void ofi_send_retry(void)
 {
-  while (ofi.retry_head) {
-    struct ofi_buf *b = ofi.retry_head;
-    if (ofi.peers[b->peer].failed) {
-      ofi.retry_head = b->next;
-      ofi_buf_put(b);
+  static unsigned pass;
+  pass++;
+  struct ofi_buf **pp = &ofi.retry_head;
+  ofi.retry_tail = NULL;
+  while (*pp) {
+    struct ofi_buf *b = *pp;
+    struct ofi_peer *p = &ofi.peers[b->peer];
+    struct ofi_buf *next = b->next; /* an inject frees b at once */
+    int rc;
+    if (p->failed) {
+      rc = 1; /* drop: the transfer failed with its peer */
+    } else if (p->blocked_pass == pass) {
+      rc = -FI_EAGAIN; /* an earlier packet to it is still waiting */
+    } else {
+      rc = post(b);
+      if (rc == -FI_EAGAIN)
+        p->blocked_pass = pass;
+    }
+    if (rc == -FI_EAGAIN) {
+      ofi.retry_tail = b;
+      pp = &b->next;
       continue;
     }
-    struct ofi_buf *next = b->next; /* an inject frees b at once */
-    int rc = post(b);
-    if (rc == -FI_EAGAIN)
-      break;
-    ofi.retry_head = next;
-    if (rc != 0)
+    *pp = next;
+    p->queued--;
+    if (rc == 1)
+      ofi_buf_put(b);
+    else if (rc != 0)
       send_failed(b, rc);
   }
-  if (ofi.retry_head == NULL)
-    ofi.retry_tail = NULL;
 }
 
 int ofi_send_small(uint peer, const void *pkt, size_t len)

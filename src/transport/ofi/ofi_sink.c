@@ -300,13 +300,13 @@ void ofi_on_rts(const struct ofi_rts *r, size_t len)
     ofi_bad_pkt("RTS memory segments", src);
     return;
   }
-  if (!ofi.handle_on[r->h.hndl]) {
+  if (!ofi.hmap[r->h.hndl]) {
     ofi.st.stale_pkts++;
     if (r->kind != OFI_K_GETREPLY)
       ofi_send_fin(src, r->h.hndl, r->h.id, LAPI_ERR_HNDL_INVALID);
     return;
   }
-  struct lapi_hndl *h = lapi_hndl_slot(r->h.hndl);
+  struct lapi_hndl *h = ofi.hmap[r->h.hndl];
   struct ofi_xfer *x;
   if (r->kind == OFI_K_GETREPLY) {
     x = ofi_xfer_find(r->cookie);
@@ -467,13 +467,13 @@ void ofi_on_get(const struct ofi_get *g, size_t len)
     ofi_bad_pkt("GET sizes", src);
     return;
   }
-  if (!ofi.handle_on[g->h.hndl]) {
+  if (!ofi.hmap[g->h.hndl]) {
     ofi.st.stale_pkts++;
     ofi_send_fin(src, g->h.hndl, g->h.id, LAPI_ERR_HNDL_INVALID);
     return;
   }
   struct ofi_xfer *x = ofi_xfer_new(OFI_R_SOURCE, src,
-                                    lapi_hndl_slot(g->h.hndl));
+                                    ofi.hmap[g->h.hndl]);
   if (x == NULL) {
     ofi_send_fin(src, g->h.hndl, g->h.id, LAPI_ERR_MEMORY_EXHAUSTED);
     return;
@@ -570,12 +570,12 @@ void ofi_on_rmw(const struct ofi_rmw *m)
       m->tgt_var % m->size != 0) {
     ofi_bad_pkt("RMW fields", m->h.src);
     r.status = LAPI_ERR_RMW_OP;
-  } else if (!ofi.handle_on[m->h.hndl]) {
+  } else if (!ofi.hmap[m->h.hndl]) {
     ofi.st.stale_pkts++;
     r.status = LAPI_ERR_HNDL_INVALID;
   } else {
     r.prev = rmw_do(m);
-    lapi_am_stat_recv(lapi_hndl_slot(m->h.hndl), LAPI_TP_OFI,
+    lapi_am_stat_recv(ofi.hmap[m->h.hndl], LAPI_TP_OFI,
                       (size_t)m->size);
   }
   ofi_send_small(m->h.src, &r, sizeof r);
@@ -780,6 +780,8 @@ static int issue_read(struct ofi_xfer *x)
     .rma_iov_count = (size_t)n, .context = &rd->c.fi, .data = 0,
   };
   int rc = (int)fi_readmsg(ofi.ep, &msg, 0);
+  /* shm may serve a read through the peer (no CMA): wake it either way */
+  ofi_bell_ring(x->peer);
   if (rc != 0) {
     for (int k = 0; k < rd->niov; k++)
       ofi_mr_close(rd->lmr[k]);

@@ -1,0 +1,157 @@
+/*
+ * ofi_bell.c - a doorbell between the core groups of one host.
+ *
+ * Providers without a CQ wait object (shm, udp;ofi_rxd) cannot block a
+ * progress thread until a message comes.  When every CG of the job is on
+ * this host, each CG publishes one shared page (POSIX shared memory named
+ * after the job key and its rank) holding a futex word and a "sleeping"
+ * flag; its progress thread sleeps on that word, and a sender that has
+ * just posted a packet to it rings it (one system call, only when the
+ * peer sleeps).  The usual order excludes lost wake-ups: the sleeper
+ * reads the word, sets the flag, polls the CQ once more, then waits on
+ * the value it read; the sender posts, then reads the flag.
+ * The page is unlinked once every peer has mapped it (after the start-up
+ * barrier), so nothing is left in /dev/shm.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "transport/boot/boot.h"
+#include "transport/ofi/ofi.h"
+
+struct ofi_bellpage {
+  int seq;      /* futex word (shared, not private) */
+  int sleeping; /* the owner's progress thread sleeps on seq */
+};
+
+static struct ofi_bellpage **pages; /* [ntasks], ours included */
+static char my_name[128];
+
+static void name_of(char *out, size_t n, const struct lapi_boot *b, int rank)
+{
+  snprintf(out, n, "/lapi-ofi-%s-%d", b->job_key, rank);
+}
+
+static struct ofi_bellpage *map(const char *name, int create)
+{
+  int fd = shm_open(name, create ? O_RDWR | O_CREAT | O_EXCL : O_RDWR,
+                    0600);
+  if (fd < 0)
+    return NULL;
+  if (create && ftruncate(fd, 4096) != 0) {
+    close(fd);
+    shm_unlink(name);
+    return NULL;
+  }
+  void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+/* Create our page (before the address exchange). 0, or -1: no bell. */
+int ofi_bell_create(const struct lapi_boot *b)
+{
+  if (b->local_size != b->size || getenv("LAPI_OFI_NO_BELL"))
+    return -1;
+  pages = calloc(ofi.ntasks, sizeof *pages);
+  if (pages == NULL)
+    return -1;
+  name_of(my_name, sizeof my_name, b, b->rank);
+  shm_unlink(my_name); /* a leftover of a crashed job with our key */
+  pages[ofi.me] = map(my_name, 1);
+  if (pages[ofi.me] == NULL) {
+    free(pages);
+    pages = NULL;
+    return -1;
+  }
+  return 0;
+}
+
+/* Map every peer's page (after the exchange: they all exist).  A peer
+ * without one (it could not create it) is rung by nobody: its progress
+ * thread naps instead, so this is never fatal. */
+void ofi_bell_attach(const struct lapi_boot *b)
+{
+  if (pages == NULL)
+    return;
+  for (uint t = 0; t < ofi.ntasks; t++) {
+    if (t == ofi.me)
+      continue;
+    char name[128];
+    name_of(name, sizeof name, b, (int)t);
+    pages[t] = map(name, 0);
+  }
+}
+
+/* Every peer mapped our page: its name may go. */
+void ofi_bell_unlink(void)
+{
+  if (pages && my_name[0]) {
+    shm_unlink(my_name);
+    my_name[0] = '\0';
+  }
+}
+
+void ofi_bell_close(void)
+{
+  if (pages == NULL)
+    return;
+  ofi_bell_unlink();
+  for (uint t = 0; t < ofi.ntasks; t++)
+    if (pages[t])
+      munmap(pages[t], 4096);
+  free(pages);
+  pages = NULL;
+}
+
+int ofi_bell_on(void)
+{
+  return pages != NULL && pages[ofi.me] != NULL;
+}
+
+static void fwake(int *w)
+{
+  syscall(SYS_futex, w, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* After a packet to peer was posted. */
+void ofi_bell_ring(uint peer)
+{
+  struct ofi_bellpage *p = pages ? pages[peer] : NULL;
+  if (p == NULL || !__atomic_load_n(&p->sleeping, __ATOMIC_SEQ_CST))
+    return;
+  __atomic_add_fetch(&p->seq, 1, __ATOMIC_SEQ_CST);
+  fwake(&p->seq);
+}
+
+/* Our own bell (senders of this process waking the progress thread). */
+void ofi_bell_kick(void)
+{
+  ofi_bell_ring(ofi.me);
+}
+
+/* The progress thread, under ofi.lock: sleep until rung or ms pass
+ * (ms < 0: no limit).  poll() reads the CQ once more after the flag is
+ * up and returns the completions it handled; if any, no sleep. */
+void ofi_bell_sleep(int ms, int (*poll)(void))
+{
+  struct ofi_bellpage *p = pages[ofi.me];
+  int seen = __atomic_load_n(&p->seq, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&p->sleeping, 1, __ATOMIC_SEQ_CST);
+  if (poll() == 0) {
+    pthread_mutex_unlock(&ofi.lock);
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+    syscall(SYS_futex, &p->seq, FUTEX_WAIT, seen, ms < 0 ? NULL : &ts,
+            NULL, 0);
+    pthread_mutex_lock(&ofi.lock);
+  }
+  __atomic_store_n(&p->sleeping, 0, __ATOMIC_SEQ_CST);
+}
