@@ -41,11 +41,15 @@ cmake -S "$here/consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
 cmake --build "$tmp/consumer" >"$tmp/build.log" 2>&1 ||
   { cat "$tmp/build.log"; exit 1; }
 # The shared library must come from the prefix, not from the build tree.
-ldd "$tmp/consumer/consumer" | grep -q "$prefix/.*libcrts.so" ||
+# (ldd's output is captured first: with pipefail, grep -q closing the pipe
+# early would make ldd die of SIGPIPE and fail the check at random.)
+libs=$(ldd "$tmp/consumer/consumer")
+grep -q "$prefix/.*libcrts.so" <<<"$libs" ||
   { echo "consumer does not load libcrts from $prefix:"; ldd "$tmp/consumer/consumer"; exit 1; }
 "$tmp/consumer/consumer"
 CRTS_NUM_CPES=5 "$tmp/consumer/consumer"
-if ldd "$tmp/consumer/consumer_static" | grep -q libcrts; then
+static_libs=$(ldd "$tmp/consumer/consumer_static")
+if grep -q libcrts <<<"$static_libs"; then
   echo "consumer_static links libcrts dynamically"; exit 1
 fi
 "$tmp/consumer/consumer_static"
