@@ -173,8 +173,15 @@ int main(void)
     for (int t = 1; t < ot.n; t++)
       check_seen(1, t, M);
   }
+  int rc = ot_finish("ofi_storm");
+  for (int t = 0; t < ot.n; t++) {
+    free(data[t]);
+    free(seen[0][t]);
+    free(seen[1][t]);
+  }
+  free(data);
   free(am_cntrs);
   free(put_cntrs);
   free(slots);
-  return ot_finish("ofi_storm");
+  return rc;
 }

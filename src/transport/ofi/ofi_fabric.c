@@ -341,6 +341,16 @@ static int post_recvs(void)
 /* Under ofi.lock, the progress thread stopped. */
 static void close_all(void)
 {
+  if (ofi.up)
+    LAPI_LOG(LAPI_LOG_INFO, "ofi: closing; transfers received eager %llu, "
+             "RMA %llu (%llu reads), packed %llu; -FI_EAGAIN %llu; "
+             "malformed packets dropped %llu, stale %llu",
+             (unsigned long long)ofi.st.eager, (unsigned long long)ofi.st.rma,
+             (unsigned long long)ofi.st.reads,
+             (unsigned long long)ofi.st.pull,
+             (unsigned long long)ofi.st.eagain,
+             (unsigned long long)ofi.st.bad_pkts,
+             (unsigned long long)ofi.st.stale_pkts);
   if (ofi.ep)
     fi_close(&ofi.ep->fid);
   ofi.ep = NULL;
