@@ -69,9 +69,11 @@ enum { OFI_STREAM_DATA = 0, OFI_STREAM_DESC = 1 };
 struct ofi_hdr {
   uint32_t magic;
   uint8_t type;
-  uint8_t flags;
-  uint16_t hndl;  /* LAPI handle index, same on both sides */
-  uint32_t src;   /* sending task */
+  uint8_t src_local; /* sending task's index in its CG (CPE tasks; else 0) */
+  uint16_t hndl;  /* the receiving handle's key (lapi_hndl_key: its task's
+                     index in its CG << 8 | the handle value, the same on
+                     both sides) */
+  uint32_t src;   /* sending core group */
   uint32_t len;   /* packet bytes, this header included */
   uint64_t id;    /* transfer id (see each type) */
 };
@@ -218,7 +220,8 @@ struct ofi_xfer {
   uint64_t id;               /* (generation << 32) | slot */
   enum ofi_role role;
   int kind;                  /* enum ofi_kind for SOURCE / SINK */
-  uint peer;
+  uint peer;                 /* the other end's core group */
+  uint task;                 /* the other end's LAPI task (in peer) */
   struct lapi_hndl *h;
   struct ofi_xfer *next;     /* credit queue, ready list */
   int64_t t_start_ms;
@@ -319,7 +322,8 @@ struct ofi_state {
   pthread_mutex_t lock;
   int users;                 /* handles using the endpoint */
   int up;
-  uint me, ntasks;
+  uint me, ntasks;           /* this core group, core groups (peers) */
+  uint tpc;                  /* LAPI tasks per core group (CPE tasks) */
 
   /* Settings, fixed while up. */
   size_t buf_size;           /* packet buffer bytes */
@@ -360,9 +364,9 @@ struct ofi_state {
 
   struct ofi_xfer *ready_head, *ready_tail; /* sinks with work to issue */
 
-  /* Handles the transport serves, by handle value (process mode: one
-   * task per process, so values are unique here). */
-  struct lapi_hndl *hmap[LAPI_AM_MAX_HANDLES];
+  /* Handles the transport serves, by slot (CPE tasks of a process share
+   * handle values); a packet names its handle by key (ofi_hndl). */
+  struct lapi_hndl *hmap[LAPI_AM_MAX_SLOTS];
 
   pthread_t thread;
   int thread_on;
@@ -412,8 +416,8 @@ void ofi_send(struct ofi_buf *b, uint peer, uint64_t xfer);
 void ofi_send_retry(void);
 int ofi_send_small(uint peer, const void *pkt, size_t len);
 
-/* ofi_xfer table (ofi_origin.c) */
-struct ofi_xfer *ofi_xfer_new(enum ofi_role role, uint peer,
+/* ofi_xfer table (ofi_origin.c); task: the other end's LAPI task */
+struct ofi_xfer *ofi_xfer_new(enum ofi_role role, uint task,
                               struct lapi_hndl *h);
 struct ofi_xfer *ofi_xfer_find(uint64_t id);
 void ofi_xfer_free(struct ofi_xfer *x);
@@ -441,6 +445,30 @@ void ofi_sink_fail(struct ofi_xfer *x, int code);
 /* ofi_hdl.c: handler addresses as (module, offset) */
 uint64_t ofi_hdl_encode(uint64_t hdr_hdl, uint32_t *module);
 uint64_t ofi_hdl_decode(uint64_t wire, uint32_t module);
+
+/* Tasks and handles on the wire.  In CPE-task mode a core group holds
+ * ofi.tpc tasks: a peer is a core group, a packet names the receiving
+ * handle by key and carries the sending task's index in its core group;
+ * in process mode tpc is 1, a task is its core group and the key is the
+ * handle value. */
+static inline uint16_t ofi_key(const struct ofi_xfer *x)
+{
+  return lapi_hndl_key(x->task % ofi.tpc, x->h->index);
+}
+static inline uint8_t ofi_local(const struct lapi_hndl *h)
+{
+  return (uint8_t)(h->task_id - h->cg_first);
+}
+static inline uint ofi_src_task(const struct ofi_hdr *hd)
+{
+  return hd->src * ofi.tpc + hd->src_local;
+}
+/* The served handle a key names, or NULL. */
+static inline struct lapi_hndl *ofi_hndl(uint16_t key)
+{
+  struct lapi_hndl *h = lapi_hndl_by_key(key);
+  return h && ofi.hmap[h->slot] == h ? h : NULL;
+}
 
 /* ofi_wire.c */
 size_t ofi_desc_size(const lapi_vec_t *v, int with_addr);

@@ -28,7 +28,7 @@
 #define ADDR_REC 256 /* bytes per CG in the address all-gather */
 
 struct ofi_state ofi = {.lock = PTHREAD_MUTEX_INITIALIZER, .wait_fd = -1,
-                        .kick_fd = -1};
+                        .kick_fd = -1, .tpc = 1};
 
 int64_t ofi_now_ms(void)
 {
@@ -59,7 +59,7 @@ static size_t env_size(const char *name, size_t dflt, size_t lo, size_t hi)
 int ofi_timeout_s(void)
 {
   int t = LAPI_AM_TIMEOUT_MAX;
-  for (unsigned i = 0; i < LAPI_AM_MAX_HANDLES; i++)
+  for (unsigned i = 0; i < lapi_hndl_limit(); i++)
     if (ofi.hmap[i]) {
       int v = __atomic_load_n(&ofi.hmap[i]->timeout, __ATOMIC_RELAXED);
       if (v > 0 && v < t)
@@ -454,12 +454,6 @@ int ofi_tp_init(struct lapi_hndl *h)
   const struct lapi_job *j = lapi_job();
   if (j->num_tasks <= j->cg_tasks)
     return LAPI_SUCCESS; /* one core group: self and crts serve it */
-  if (j->cg_tasks > 1) {
-    LAPI_LOG(LAPI_LOG_ASYNC, "ofi: CPE-task mode across core groups "
-             "(lapirun -c with -n > 1) is not served by the libfabric "
-             "transport yet: use one task per core group");
-    return LAPI_ERR_NO_CONNECTIVITY;
-  }
   struct lapi_boot *b = lapi_boot_get();
   if (b == NULL) {
     LAPI_LOG(LAPI_LOG_ASYNC, "ofi: no bootstrap: start the job with "
@@ -468,11 +462,13 @@ int ofi_tp_init(struct lapi_hndl *h)
   }
   pthread_mutex_lock(&ofi.lock);
   int rc = LAPI_SUCCESS;
-  if (ofi.users == 0)
+  if (ofi.users == 0) {
+    ofi.tpc = h->cpe >= 0 ? h->cg_tasks : 1; /* CPE tasks per CG */
     rc = open_endpoint(b);
+  }
   if (rc == LAPI_SUCCESS) {
     ofi.users++;
-    ofi.hmap[h->index] = h;
+    ofi.hmap[h->slot] = h;
   }
   pthread_mutex_unlock(&ofi.lock);
   if (rc != LAPI_SUCCESS)
@@ -500,11 +496,11 @@ void ofi_tp_fini(struct lapi_hndl *h)
   if (lapi_job()->num_tasks <= lapi_job()->cg_tasks)
     return;
   pthread_mutex_lock(&ofi.lock);
-  if (!ofi.hmap[h->index]) {
+  if (!ofi.hmap[h->slot]) {
     pthread_mutex_unlock(&ofi.lock);
     return;
   }
-  ofi.hmap[h->index] = NULL;
+  ofi.hmap[h->slot] = NULL;
   int last = --ofi.users == 0;
   pthread_mutex_unlock(&ofi.lock);
   if (!last)

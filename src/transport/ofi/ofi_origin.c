@@ -28,7 +28,7 @@
 
 /* ---------------------------------------------------------- the table */
 
-struct ofi_xfer *ofi_xfer_new(enum ofi_role role, uint peer,
+struct ofi_xfer *ofi_xfer_new(enum ofi_role role, uint task,
                               struct lapi_hndl *h)
 {
   uint32_t s = ofi.xfree_hint;
@@ -57,7 +57,8 @@ struct ofi_xfer *ofi_xfer_new(enum ofi_role role, uint peer,
   ofi.xgen[s]++;
   x->id = (uint64_t)ofi.xgen[s] << 32 | s;
   x->role = role;
-  x->peer = peer;
+  x->task = task;
+  x->peer = task / ofi.tpc; /* its core group */
   x->h = h;
   x->t_start_ms = ofi_now_ms();
   ofi.xtab[s] = x;
@@ -192,23 +193,23 @@ static void am_sent(struct ofi_xfer *x, int reason)
     return;
   x->sent_fired = 1;
   if (x->shdlr == NULL) {
-    lapi_am_origin_sent(x->h, x->peer, x->org_cntr, NULL, NULL, reason);
+    lapi_am_origin_sent(x->h, x->task, x->org_cntr, NULL, NULL, reason);
     return;
   }
   struct sent_item *s = malloc(sizeof *s);
   if (s == NULL) { /* the counter still moves; the handler is lost */
-    lapi_am_origin_sent(x->h, x->peer, x->org_cntr, NULL, NULL, reason);
+    lapi_am_origin_sent(x->h, x->task, x->org_cntr, NULL, NULL, reason);
     return;
   }
   s->h = x->h;
-  s->tgt = x->peer;
+  s->tgt = x->task;
   s->org_cntr = x->org_cntr;
   s->shdlr = x->shdlr;
   s->sinfo = x->sinfo;
   s->reason = reason;
   s->it.run = sent_run;
   s->it.cancel = NULL;
-  s->it.src = (int)x->peer;
+  s->it.src = (int)x->task;
   lapi_am_post(x->h, &s->it);
 }
 
@@ -234,7 +235,7 @@ void ofi_fail_xfer(struct ofi_xfer *x, int code)
     } else if (x->kind == OFI_K_PUT) {
       lapi_am_origin_landed(x->h);
       if (!x->sent_fired)
-        lapi_am_origin_sent(x->h, x->peer, x->org_cntr, NULL, NULL, code);
+        lapi_am_origin_sent(x->h, x->task, x->org_cntr, NULL, NULL, code);
     }
     break;
   case OFI_R_GET:
@@ -267,9 +268,9 @@ static void launch_rts(struct ofi_xfer *x)
                                     ofi.buf_size;
   size_t len = rts_room(x, inl) +
                (x->mode == OFI_MODE_EAGER ? x->data_len : 0);
-  uint16_t hv = (uint16_t)x->h->index;
-  struct ofi_rts *r = ofi_pkt_init(b, OFI_M_RTS, hv, x->id, len);
+  struct ofi_rts *r = ofi_pkt_init(b, OFI_M_RTS, ofi_key(x), x->id, len);
   memset((unsigned char *)r + sizeof r->h, 0, sizeof *r - sizeof r->h);
+  r->h.src_local = ofi_local(x->h);
   r->kind = (uint8_t)x->kind;
   r->mode = (uint8_t)x->mode;
   r->desc_inline = (uint8_t)inl;
@@ -316,8 +317,8 @@ static void launch_get(struct ofi_xfer *x)
   }
   int inl = sizeof(struct ofi_get) + x->desc_len <= ofi.buf_size;
   size_t len = sizeof(struct ofi_get) + (inl ? x->desc_len : 0);
-  struct ofi_get *g = ofi_pkt_init(b, OFI_M_GET, (uint16_t)x->h->index,
-                                   x->id, len);
+  struct ofi_get *g = ofi_pkt_init(b, OFI_M_GET, ofi_key(x), x->id, len);
+  g->h.src_local = ofi_local(x->h);
   g->tgt_cntr = x->tgt_cntr;
   g->data_len = x->data_len;
   g->desc_len = x->desc_len;
@@ -450,9 +451,9 @@ void ofi_source_mode(struct ofi_xfer *x)
 
 static int usable(uint tgt)
 {
-  if (!ofi.up || tgt >= ofi.ntasks)
+  if (!ofi.up || tgt / ofi.tpc >= ofi.ntasks)
     return LAPI_ERR_NO_CONNECTIVITY;
-  if (ofi.peers[tgt].failed)
+  if (ofi.peers[tgt / ofi.tpc].failed)
     return LAPI_ERR_NO_CONNECTIVITY;
   return LAPI_SUCCESS;
 }
@@ -644,7 +645,8 @@ static int ofi_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op)
   struct ofi_rmw *m = (struct ofi_rmw *)x->desc;
   m->h.magic = OFI_WIRE_MAGIC;
   m->h.type = OFI_M_RMW;
-  m->h.hndl = (uint16_t)h->index;
+  m->h.hndl = ofi_key(x);
+  m->h.src_local = ofi_local(h);
   m->h.src = ofi.me;
   m->h.len = sizeof *m;
   m->h.id = x->id;
@@ -719,7 +721,7 @@ void ofi_on_fin(const struct ofi_fin *f)
   if (x->role != OFI_R_SOURCE) {
     /* A GET or RMW the target refused (its handle is not open). */
     ofi_report(x->h, f->status, x->role == OFI_R_GET ? GET_ERR : RMW_ERR,
-               x->peer, "the target refused the operation (handle not "
+               x->task, "the target refused the operation (handle not "
                "open there?)");
     x->failed = 1;
     lapi_am_origin_landed(x->h);
@@ -733,21 +735,21 @@ void ofi_on_fin(const struct ofi_fin *f)
     lapi_am_origin_landed(x->h);
     am_sent(x, f->status);
     if (ok)
-      lapi_am_origin_done(x->h, x->peer, x->cmpl_cntr);
+      lapi_am_origin_done(x->h, x->task, x->cmpl_cntr);
     break;
   case OFI_K_PUT:
     if (ok) {
       ofi_note_fire(x);
     } else {
       lapi_am_origin_landed(x->h);
-      lapi_am_origin_sent(x->h, x->peer, x->note.org_cntr, NULL, NULL,
+      lapi_am_origin_sent(x->h, x->task, x->note.org_cntr, NULL, NULL,
                           f->status);
     }
     break;
   case OFI_K_GETREPLY:
     /* We were the GET's target: our memory has been read. */
     if (ok && x->tgt_cntr)
-      lapi_cntr_bump(lapi_addr_ptr(x->tgt_cntr), (int)x->peer);
+      lapi_cntr_bump(lapi_addr_ptr(x->tgt_cntr), (int)x->task);
     break;
   default:
     break;

@@ -251,14 +251,14 @@ void ofi_peer_fail(uint peer, int code, const char *why)
   LAPI_LOG(LAPI_LOG_INFO, "ofi: task %u declared gone: %s", peer, why);
   /* Tell every served handle once, in MPE context; count the fault so
    * that counter waits stop waiting for it (lapi_cntr.c). */
-  for (unsigned i = 0; i < LAPI_AM_MAX_HANDLES; i++) {
+  for (unsigned i = 0; i < lapi_hndl_limit(); i++) {
     if (!ofi.hmap[i])
       continue;
     struct lapi_hndl *h = ofi.hmap[i];
     __atomic_add_fetch(&h->faults, 1, __ATOMIC_SEQ_CST);
     char msg[200];
     snprintf(msg, sizeof msg, "unreachable (%s): its operations fail", why);
-    ofi_report(h, code, INT_ERR, peer, msg);
+    ofi_report(h, code, INT_ERR, peer * ofi.tpc, msg); /* its 1st task */
   }
   for (uint32_t s = 0; s < ofi.xcap; s++) {
     struct ofi_xfer *x = ofi.xtab[s];

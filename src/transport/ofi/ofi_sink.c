@@ -49,7 +49,7 @@ static void ready_add(struct ofi_xfer *x)
 
 static void sink_fin_free(struct ofi_xfer *x, int status)
 {
-  ofi_send_fin(x->peer, (uint16_t)x->h->index, x->src_xfer, status);
+  ofi_send_fin(x->peer, ofi_key(x), x->src_xfer, status);
   ofi_xfer_free(x);
 }
 
@@ -105,7 +105,7 @@ static void post_item(struct ofi_xfer *x, void (*run)(struct lapi_item *))
 {
   x->it.run = run;
   x->it.cancel = am_cancel;
-  x->it.src = (int)x->peer;
+  x->it.src = (int)x->task;
   x->item_queued = 1;
   lapi_am_post(x->h, &x->it);
 }
@@ -189,12 +189,12 @@ static void finish(struct ofi_xfer *x)
   case OFI_K_PUT:
     lapi_am_stat_recv(x->h, LAPI_TP_OFI, x->want);
     if (x->cntr_remote)
-      lapi_cntr_bump(lapi_addr_ptr(x->cntr_remote), (int)x->peer);
+      lapi_cntr_bump(lapi_addr_ptr(x->cntr_remote), (int)x->task);
     sink_fin_free(x, LAPI_SUCCESS);
     break;
   case OFI_K_GETREPLY:
     lapi_am_stat_recv(x->h, LAPI_TP_OFI, x->want);
-    ofi_send_fin(x->peer, (uint16_t)x->h->index, x->src_xfer, LAPI_SUCCESS);
+    ofi_send_fin(x->peer, ofi_key(x), x->src_xfer, LAPI_SUCCESS);
     ofi_note_fire(x);
     if (x->holds_credit)
       ofi_credit_release(x->peer);
@@ -300,13 +300,13 @@ void ofi_on_rts(const struct ofi_rts *r, size_t len)
     ofi_bad_pkt("RTS memory segments", src);
     return;
   }
-  if (!ofi.hmap[r->h.hndl]) {
+  struct lapi_hndl *h = ofi_hndl(r->h.hndl);
+  if (h == NULL) {
     ofi.st.stale_pkts++;
     if (r->kind != OFI_K_GETREPLY)
       ofi_send_fin(src, r->h.hndl, r->h.id, LAPI_ERR_HNDL_INVALID);
     return;
   }
-  struct lapi_hndl *h = ofi.hmap[r->h.hndl];
   struct ofi_xfer *x;
   if (r->kind == OFI_K_GETREPLY) {
     x = ofi_xfer_find(r->cookie);
@@ -317,7 +317,7 @@ void ofi_on_rts(const struct ofi_rts *r, size_t len)
     }
     x->role = OFI_R_SINK;
   } else {
-    x = ofi_xfer_new(OFI_R_SINK, src, h);
+    x = ofi_xfer_new(OFI_R_SINK, ofi_src_task(&r->h), h);
     if (x == NULL) {
       ofi_send_fin(src, r->h.hndl, r->h.id, LAPI_ERR_MEMORY_EXHAUSTED);
       return;
@@ -427,7 +427,7 @@ static void after_desc(struct ofi_xfer *x)
       return;
     }
     m->h = x->h;
-    m->src = (int)x->peer;
+    m->src = (int)x->task;
     m->hdr_hdl = x->hdr_hdl;
     m->uhdr = x->uhdr_len ? (void *)x->p_uhdr : NULL;
     m->uhdr_len = x->uhdr_len;
@@ -467,13 +467,13 @@ void ofi_on_get(const struct ofi_get *g, size_t len)
     ofi_bad_pkt("GET sizes", src);
     return;
   }
-  if (!ofi.hmap[g->h.hndl]) {
+  struct lapi_hndl *h = ofi_hndl(g->h.hndl);
+  if (h == NULL) {
     ofi.st.stale_pkts++;
     ofi_send_fin(src, g->h.hndl, g->h.id, LAPI_ERR_HNDL_INVALID);
     return;
   }
-  struct ofi_xfer *x = ofi_xfer_new(OFI_R_SOURCE, src,
-                                    ofi.hmap[g->h.hndl]);
+  struct ofi_xfer *x = ofi_xfer_new(OFI_R_SOURCE, ofi_src_task(&g->h), h);
   if (x == NULL) {
     ofi_send_fin(src, g->h.hndl, g->h.id, LAPI_ERR_MEMORY_EXHAUSTED);
     return;
@@ -516,7 +516,7 @@ static void get_after_desc(struct ofi_xfer *x)
              ? 0 : -1;
   if (rc != 0) {
     ofi_bad_pkt("get target description", x->peer);
-    ofi_send_fin(x->peer, (uint16_t)x->h->index, x->cookie,
+    ofi_send_fin(x->peer, ofi_key(x), x->cookie,
                  LAPI_ERR_TGT_VEC_ADDR);
     ofi_xfer_free(x);
     return;
@@ -557,6 +557,7 @@ static int64_t rmw_do(const struct ofi_rmw *m)
 
 void ofi_on_rmw(const struct ofi_rmw *m)
 {
+  struct lapi_hndl *h;
   struct ofi_rmw_reply r;
   memset(&r, 0, sizeof r);
   r.h.magic = OFI_WIRE_MAGIC;
@@ -570,13 +571,12 @@ void ofi_on_rmw(const struct ofi_rmw *m)
       m->tgt_var % m->size != 0) {
     ofi_bad_pkt("RMW fields", m->h.src);
     r.status = LAPI_ERR_RMW_OP;
-  } else if (!ofi.hmap[m->h.hndl]) {
+  } else if ((h = ofi_hndl(m->h.hndl)) == NULL) {
     ofi.st.stale_pkts++;
     r.status = LAPI_ERR_HNDL_INVALID;
   } else {
     r.prev = rmw_do(m);
-    lapi_am_stat_recv(ofi.hmap[m->h.hndl], LAPI_TP_OFI,
-                      (size_t)m->size);
+    lapi_am_stat_recv(h, LAPI_TP_OFI, (size_t)m->size);
   }
   ofi_send_small(m->h.src, &r, sizeof r);
 }
@@ -643,12 +643,12 @@ void ofi_on_read_done(struct ofi_read *rd, int err)
   if (err) {
     char why[160];
     snprintf(why, sizeof why, "an RMA read from task %u failed: %s",
-             x->peer, fi_strerror(err));
+             x->task, fi_strerror(err));
     ofi_report(x->h, LAPI_ERR_RECV_INCOMP, x->kind == OFI_K_GETREPLY
                                                 ? GET_ERR : PUT_ERR,
-               x->peer, why);
+               x->task, why);
     if (x->kind == OFI_K_GETREPLY) {
-      ofi_send_fin(x->peer, (uint16_t)x->h->index, x->src_xfer,
+      ofi_send_fin(x->peer, ofi_key(x), x->src_xfer,
                    LAPI_ERR_RECV_INCOMP);
       ofi_sink_fail(x, LAPI_ERR_RECV_INCOMP);
     } else {
@@ -808,7 +808,7 @@ static int issue_pull(struct ofi_xfer *x, int stream, size_t total)
   memset(&p, 0, sizeof p);
   p.h.magic = OFI_WIRE_MAGIC;
   p.h.type = OFI_M_PULL;
-  p.h.hndl = (uint16_t)x->h->index;
+  p.h.hndl = ofi_key(x);
   p.h.src = ofi.me;
   p.h.len = sizeof p;
   p.h.id = x->src_xfer;
@@ -843,9 +843,9 @@ static int issue(struct ofi_xfer *x)
       char why[160];
       snprintf(why, sizeof why, "an RMA read could not be posted: %s",
                fi_strerror(-rc));
-      ofi_report(x->h, LAPI_ERR_RECV_INCOMP, INT_ERR, x->peer, why);
+      ofi_report(x->h, LAPI_ERR_RECV_INCOMP, INT_ERR, x->task, why);
       if (x->role == OFI_R_SINK && x->kind == OFI_K_GETREPLY) {
-        ofi_send_fin(x->peer, (uint16_t)x->h->index, x->src_xfer,
+        ofi_send_fin(x->peer, ofi_key(x), x->src_xfer,
                      LAPI_ERR_RECV_INCOMP);
         ofi_sink_fail(x, LAPI_ERR_RECV_INCOMP);
       } else {

@@ -53,8 +53,9 @@ int ofi_pkt_check(const struct ofi_hdr *hd, size_t got)
     ofi_bad_pkt("sender is not another task of the job", hd->src);
     return -1;
   }
-  if (hd->hndl >= LAPI_AM_MAX_HANDLES) {
-    ofi_bad_pkt("handle index out of range", hd->src);
+  if ((hd->hndl & 0xff) >= LAPI_AM_MAX_HANDLES || (hd->hndl >> 8) >= ofi.tpc ||
+      hd->src_local >= ofi.tpc) {
+    ofi_bad_pkt("handle key or task out of range", hd->src);
     return -1;
   }
   return 0;
