@@ -89,7 +89,7 @@ void lr_crts_key(char *buf, size_t len, const char *key, int group,
     snprintf(buf, len, "%s-h%d", key, group);
 }
 
-#define LR_NVARS 12
+#define LR_NVARS 13
 
 /* The CG's settings as "NAME=VALUE" strings (static storage). */
 static int cg_env(const struct lr_opts *o, const struct lr_cg *c,
@@ -112,6 +112,10 @@ static int cg_env(const struct lr_opts *o, const struct lr_cg *c,
   snprintf(vars[n++], 320, "CRTS_CGN=%d", c->local_rank);
   if (o->provider)
     snprintf(vars[n++], 320, "FI_PROVIDER=%s", o->provider);
+  /* -c N: the CG has exactly N CPEs, so a plain spawn makes N tasks
+   * (unless the user chose CRTS_NUM_CPES). */
+  if (o->tasks_per_cg > 1 && !getenv("CRTS_NUM_CPES"))
+    snprintf(vars[n++], 320, "CRTS_NUM_CPES=%d", o->tasks_per_cg);
   return n;
 }
 
