@@ -264,6 +264,9 @@ program test_handlers
        'a refused vector moves no tgt_cntr and runs no completion')
   call lapi_getcntr(h, cc, val, ierr)
   call ok(val == 0, 'a refused vector moves no cmpl_cntr')
+  ! The next section sends again: nobody may start it before every task
+  ! has read its counters here (else the next AM lands in between).
+  call lapi_gfence(h, ierr)
 
   ! ---- LAPI_XFER: AM by index with a send completion handler
   xam = LAPI_AM_T()
