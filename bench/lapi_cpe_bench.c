@@ -24,7 +24,9 @@
  * print MET / NOT MET.  The exit status is non-zero only if a child
  * crashed or moved wrong bytes.
  *
- * Usage: lapi_cpe_bench [--quick] [--csv]
+ * Usage: lapi_cpe_bench [--quick] [--csv] [--only SECTION]
+ * SECTION (latency, bandwidth, amsendv or rate) runs that part alone, for
+ * profiling one path.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -48,6 +50,7 @@
 #define MEM_MAX (4 << 20)     /* largest main-memory transfer */
 
 static int opt_quick, opt_csv, opt_reps = 11;
+static const char *opt_only; /* NULL: every section */
 static double opt_min_time = 0.020;
 
 static double now_sec(void)
@@ -422,10 +425,14 @@ static void check_bytes(const unsigned char *p, const unsigned char *want,
   }
 }
 
-static void two_tasks(struct task *t)
+static int section_on(const char *name)
 {
-  double a[MAX_REPS], b[MAX_REPS], v[MAX_REPS];
-  /* Latency. */
+  return opt_only == NULL || strcmp(opt_only, name) == 0;
+}
+
+static void latency(struct task *t)
+{
+  double a[MAX_REPS], v[MAX_REPS];
   measure(t, k_pingpong, a, 1 << 20);
   if (t->me == 0) {
     convert(a, v, "us", 2); /* half a round trip */
@@ -436,10 +443,18 @@ static void two_tasks(struct task *t)
     convert(a, v, "us", 1);
     emit("latency", "put8_cmpl", 2, 8, "us", v);
   }
+}
+
+static void two_tasks(struct task *t)
+{
+  double a[MAX_REPS], b[MAX_REPS], v[MAX_REPS];
+  if (section_on("latency"))
+    latency(t);
   /* Bandwidth: sizes from 64 KiB; LDM sides up to 128 KiB. */
   for (int kind = 0; kind < 4; kind++)
     for (int size = 65536; size <= MEM_MAX; size *= 2) {
-      if ((kind != 3 && size > LDM_BUF) || (opt_quick && size > 262144))
+      if ((kind != 3 && size > LDM_BUF) || (opt_quick && size > 262144) ||
+          !section_on("bandwidth"))
         continue;
       B.kind = kind;
       B.size = size;
@@ -462,7 +477,7 @@ static void two_tasks(struct task *t)
       }
     }
   /* Amsendv kinds. */
-  for (int kind = 0; kind < 3; kind++) {
+  for (int kind = 0; kind < 3 && section_on("amsendv"); kind++) {
     B.kind = kind;
     measure2(t, k_amsendv, a, k_memcpy_amv, b, 1 << 20);
     if (t->me == 0) {
@@ -522,7 +537,8 @@ static void child_task(void *arg)
     B.tgt_cntr[i] = tab[i];
   if (t.n == 2)
     two_tasks(&t);
-  rates(&t);
+  if (section_on("rate"))
+    rates(&t);
   LAPI_Gfence(t.h);
   LAPI_Term(t.h);
   free(B.mem[t.me]);
@@ -569,8 +585,15 @@ static void run_child(int n)
     dup2(fd[1], STDOUT_FILENO);
     close(fd[0]);
     close(fd[1]);
-    char *argv[] = {"lapi_cpe_bench", "--child", nbuf,
-                    opt_quick ? "--quick" : NULL, NULL};
+    char *argv[7] = {"lapi_cpe_bench", "--child", nbuf};
+    int argc = 3;
+    if (opt_quick)
+      argv[argc++] = "--quick";
+    if (opt_only) {
+      argv[argc++] = "--only";
+      argv[argc++] = (char *)opt_only;
+    }
+    argv[argc] = NULL;
     execv("/proc/self/exe", argv);
     _exit(127);
   }
@@ -705,10 +728,13 @@ int main(int argc, char **argv)
       opt_min_time = 0.005;
     } else if (strcmp(argv[i], "--csv") == 0) {
       opt_csv = 1;
+    } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+      opt_only = argv[++i];
     } else if (strcmp(argv[i], "--child") == 0 && i + 1 < argc) {
       child = atoi(argv[++i]);
     } else {
-      fprintf(stderr, "usage: %s [--quick] [--csv]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--quick] [--csv] [--only latency|"
+              "bandwidth|amsendv|rate]\n", argv[0]);
       return 2;
     }
   }
@@ -722,8 +748,10 @@ int main(int argc, char **argv)
   if (f)
     fclose(f);
   run_child(2);
-  run_child(8);
-  run_child(64);
+  if (section_on("rate")) { /* the other sections use 2 tasks */
+    run_child(8);
+    run_child(64);
+  }
   if (opt_csv) {
     print_csv();
   } else {

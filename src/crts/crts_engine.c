@@ -326,6 +326,31 @@ int crts_engine_move(void *dst, size_t dpitch, const void *src, size_t spitch,
   return 0;
 }
 
+int crts_engine_cpe_move(void *dst, const void *src, size_t len,
+                         const char *call)
+{
+  struct crts_cpe *me = crts_self;
+  if (me == NULL || (((uintptr_t)dst | (uintptr_t)src | len) & 3) != 0)
+    return 1;
+  if (len == 0)
+    return 0;
+  int ws = crts_engine_where(src, len), wd = crts_engine_where(dst, len);
+  if (ws == CRTS_ENGINE_BAD || wd == CRTS_ENGINE_BAD) {
+    crts_report(call, "the %s [%p, +%zu bytes) is not inside the usable LDM "
+                "of one CPE", ws == CRTS_ENGINE_BAD ? "source"
+                                                    : "destination",
+                ws == CRTS_ENGINE_BAD ? src : dst, len);
+    return -1;
+  }
+  enum crts_stat_kind kind = ws >= 0 && wd >= 0 ? CRTS_STAT_RMA
+                             : wd >= 0          ? CRTS_STAT_DMA_GET
+                                                : CRTS_STAT_DMA_PUT;
+  struct crts_engine_cmd c = {kind, dst, src, len, 1, len, len};
+  run_cmd(&c);
+  crts_stat_add(me, kind, len);
+  return 0;
+}
+
 /* --------------------------------------------------------- statistics */
 
 void crts_engine_stats_mpe(struct crts_engine_stats *s)

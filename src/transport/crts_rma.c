@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crts/crts_engine.h"
 #include "transport/crts_tp.h"
 
 #define ALIGN16(n) (((n) + 15) & ~(size_t)15)
@@ -58,6 +59,64 @@ static int check_sides(struct lapi_hndl *h, struct lapi_hndl *t,
   return LAPI_SUCCESS;
 }
 
+/*
+ * Large contiguous puts and gets are moved by the origin CPE itself, with
+ * the DMA or RMA command the MPE would have issued (on the chip too the
+ * CPE drives its own transfers): handing them to the MPE would only make
+ * the origin wait while another thread copies the same bytes, and would
+ * serialise the copies of every task of the core group on one MPE.  Only
+ * when nothing can run at the MPE: no LAPI_Xfer handler to call, and no
+ * earlier transfer of the handle still on its way (so the transfers of a
+ * handle still land in the order they were issued).
+ * LAPI_CPE_DIRECT_MIN: the smallest such transfer in bytes (0: never).
+ */
+#define DIRECT_MIN_DEFAULT 16384
+
+static long direct_min = -1; /* atomic; -1: not read yet */
+
+static long direct_threshold(void)
+{
+  long v = __atomic_load_n(&direct_min, __ATOMIC_RELAXED);
+  if (v >= 0)
+    return v;
+  v = DIRECT_MIN_DEFAULT;
+  const char *e = getenv("LAPI_CPE_DIRECT_MIN");
+  if (e && *e) {
+    char *end;
+    long n = strtol(e, &end, 10);
+    if (*end == '\0' && n >= 0)
+      v = n;
+    else
+      fprintf(stderr, "lapi: LAPI_CPE_DIRECT_MIN=%s is not a count of "
+              "bytes; using %ld\n", e, v);
+  }
+  __atomic_store_n(&direct_min, v, __ATOMIC_RELAXED);
+  return v;
+}
+
+/* Moved and completed by the calling CPE: 1; else 0 (the MPE will). */
+static int direct(struct lapi_hndl *h, struct lapi_hndl *t,
+                  const struct lapi_tp_rma *op, enum crts_op_kind kind,
+                  void *tgt_addr, lapi_cntr_t *tc,
+                  struct lapi_am_notify *note, const char *api)
+{
+  long min = direct_threshold();
+  if (op->org_vec || note->item || min == 0 || op->len < (size_t)min ||
+      h->cpe < 0 || crts_engine_cpe_tid() != h->cpe ||
+      __atomic_load_n(&h->outstanding, __ATOMIC_ACQUIRE) != 0)
+    return 0;
+  int put = kind == CRTS_OP_PUT;
+  if (crts_engine_cpe_move(put ? tgt_addr : op->org_addr,
+                           put ? op->org_addr : tgt_addr, op->len, api) != 0)
+    return 0; /* unaligned: the MPE copies the odd bytes */
+  /* As crts_tp_rma_run does once the bytes landed. */
+  lapi_am_stat_recv(put ? t : h, LAPI_TP_CRTS, op->len);
+  if (tc)
+    lapi_cntr_bump(tc, (int)h->task_id);
+  lapi_am_notify_fire(h, note);
+  return 1;
+}
+
 static int rma_submit(struct lapi_hndl *h, const struct lapi_tp_rma *op,
                       enum crts_op_kind kind)
 {
@@ -89,6 +148,8 @@ static int rma_submit(struct lapi_hndl *h, const struct lapi_tp_rma *op,
   rc = lapi_am_notify_reserve(&note);
   if (rc)
     return rc;
+  if (direct(h, t, op, kind, tgt_addr, tc, &note, api))
+    return LAPI_SUCCESS;
   size_t extra = 0;
   if (op->org_vec)
     extra = crts_tp_vec_size(op->org_vec) + crts_tp_vec_size(op->tgt_vec);
