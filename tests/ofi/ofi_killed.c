@@ -14,6 +14,7 @@
  *  - terminate with LAPI_Term.
  * The alarm of ot_init turns any hang into a failure.
  */
+#include <dirent.h>
 #include <signal.h>
 #include <sys/types.h>
 #include <time.h>
@@ -21,6 +22,21 @@
 #include "ofi_test.h"
 
 static lapi_cntr_t tgt_cntr;
+
+/* Entries of /dev/shm named "<pid>:..." (libfabric shm's regions). */
+static int shm_region_count(pid_t pid)
+{
+  char prefix[32];
+  int plen = snprintf(prefix, sizeof prefix, "%ld:", (long)pid);
+  DIR *d = opendir("/dev/shm");
+  int n = 0;
+  struct dirent *e;
+  while (d && (e = readdir(d)) != NULL)
+    n += strncmp(e->d_name, prefix, (size_t)plen) == 0;
+  if (d)
+    closedir(d);
+  return n;
+}
 static unsigned char inbox[1 << 20];
 static int errs_from_victim;
 static int victim;
@@ -141,6 +157,19 @@ int main(void)
                     cntrs[to], NULL, &cmpl));
   OT_OK(LAPI_Waitcntr(ot.h, &cmpl, 1, NULL));
   OT_OK(LAPI_Waitcntr(ot.h, &tgt_cntr, 1, NULL));
+
+  /* On shm the victim's 16 MiB region outlived it; lapirun removes it
+   * once it has reaped the victim (ofi_shm_sweep.h). */
+  const char *prov = getenv("FI_PROVIDER");
+  if (prov && strcmp(prov, "shm") == 0) {
+    int left = 1;
+    for (int i = 0; i < 500 && left; i++) {
+      left = shm_region_count((pid_t)pids[victim]);
+      if (left)
+        usleep(10000);
+    }
+    OT_CHECK(left == 0, "the dead task's shm region is still in /dev/shm");
+  }
 
   OT_OK(LAPI_Term(ot.h));
   free(cntrs);

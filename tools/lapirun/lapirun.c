@@ -25,6 +25,7 @@
 
 #include "lapirun.h"
 #include "transport/boot/boot_proto.h"
+#include "transport/ofi/ofi_shm_sweep.h"
 
 struct lr_job {
   struct lr_opts o;
@@ -68,6 +69,8 @@ static void reap(struct lr_job *j)
         continue;
       c->running = 0;
       j->running--;
+      if (c->host_cmd == NULL)
+        ofi_shm_sweep_pid(pid); /* what libfabric's shm left if it died */
       int code = WIFEXITED(st) ? WEXITSTATUS(st)
                                : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
       if (code == 0 || j->killing)

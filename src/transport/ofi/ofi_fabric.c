@@ -24,6 +24,7 @@
 
 #include "transport/boot/boot.h"
 #include "transport/ofi/ofi.h"
+#include "transport/ofi/ofi_shm_sweep.h"
 
 #define ADDR_REC 256 /* bytes per CG in the address all-gather */
 
@@ -220,6 +221,16 @@ static int fab_fail(const char *what, int rc)
 static int open_objects(void)
 {
   struct fi_info *i = ofi.info;
+  static int swept;
+  if (!swept && strcmp(ofi.prov, "shm") == 0) {
+    /* Our first shm endpoint: a region named after our pid is a dead
+     * process's (ofi_shm_sweep.h) and would make fi_enable fail. */
+    swept = 1;
+    int gone = ofi_shm_sweep_pid(getpid());
+    if (gone)
+      LAPI_LOG(LAPI_LOG_INFO, "ofi: removed %d stale shm region(s) of an "
+               "earlier process with pid %ld", gone, (long)getpid());
+  }
   int rc = fi_fabric(i->fabric_attr, &ofi.fabric, NULL);
   if (rc)
     return fab_fail("fi_fabric", rc);
