@@ -1,23 +1,41 @@
 /*
- * lapi_bench.c - LAPI between two core groups (processes of a lapirun job,
- * the ofi transport), with ratios against the raw libfabric figures of
- * bench/ofi_raw measured in the same session (bench/run_lapi_bench.sh runs
- * ofi_raw, then this program with --raw FILE).
+ * lapi_bench.c - what LAPI costs between two tasks, against a baseline of
+ * the same bytes measured in the same session.
  *
- *   lat      8-byte LAPI_Amsend ping-pong: task 0 sends, task 1's header
- *            handler takes the bytes and its tgt_cntr wakes task 1, which
- *            answers the same way; half a round trip (us)
- *   put/am   LAPI_Put and LAPI_Amsend bandwidth, 8 B .. 4 MiB, WINDOW in
- *            flight, waited on cmpl_cntr (MB/s)
- *   amsendv  LAPI_Amsendv of 64 KiB in 64 segments: IOVECTOR, GENERIC and
- *            STRIDED (64 x 1 KiB blocks of 2 KiB pitch) (MB/s)
- *   rate     8-byte Amsends, WINDOW_RATE outstanding (messages/s)
+ *   inter-CG (default)   two core groups of one task each (lapirun -n 2,
+ *                        the ofi transport); baseline: raw libfabric on the
+ *                        same provider, ofi_pingpong's "RAW" lines read
+ *                        from --raw FILE (bench/run_lapi_bench.sh runs both)
+ *   intra-CG (--intra-cg) this process is one core group of 2 CPEs, each a
+ *                        LAPI task (CPE-task mode, the crts transport);
+ *                        baseline: memcpy of the same bytes, timed by task 0
+ *                        in this run
  *
- * Every figure is the median of the repetitions (11, 5 with --quick).
- * Timing never fails the program; only a LAPI error does.
+ * Tables (task 0 -> task 1; ratio = LAPI / baseline):
+ *   latency    LAPI_Amsend ping-pong of 0 B .. 4 MiB, half a round trip
+ *   bandwidth  LAPI_Put, LAPI_Get and LAPI_Amsend of 1 B .. 4 MiB:
+ *              BENCH_WINDOW (64) in flight, then a wait on cmpl_cntr
+ *              (Get: org_cntr); MB/s = 1e6 bytes/s
+ *   Amsendv    IOVECTOR and GENERIC of 64 KiB and 1 MiB in 4, 16 and 256
+ *              segments, each segment followed by a gap as long (the same
+ *              layout at the target), streamed as above, vs the baseline's
+ *              contiguous bandwidth of the same total; STRIDED 1 MiB in
+ *              blocks of 8 B, 64 B and 4 KiB at a pitch of twice the block,
+ *              streamed (vs the contiguous 1 MiB Amsend of the bandwidth
+ *              table) and ping-ponged (half a round trip, vs Open MPI's
+ *              MPI_Type_vector ping-pong of the layout from --mpi FILE)
+ *   rate       8-byte LAPI_Amsend and LAPI_Put streamed as above (msg/s)
+ *   targets    the issue's targets with MET / NOT MET
+ *
+ * With --quick the sizes are 0 and powers of 16 up to 1 MiB.  Each figure
+ * is the median of the repetitions (7, or 3 with --quick), each sized to
+ * last at least 20 ms (3 ms).  Timing never fails the program; only a LAPI
+ * error does.
  *
  * Usage: lapirun -n 2 [--provider P] lapi_bench [--provider P] [--quick]
- *        [--csv] [--raw FILE]
+ *            [--csv] [--raw FILE] [--mpi FILE]
+ *        lapi_bench --intra-cg [--quick] [--csv] [--mpi FILE]
+ * --verbose prints every repetition of every figure on stderr.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -26,49 +44,51 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <unistd.h>
 
+#include <crts.h>
 #include <lapi.h>
 
-#define MAX_SIZE (4 << 20)
-#define WINDOW 16
-#define WINDOW_RATE 64
+#include "bench_measure.h"
+
 #define MAX_REPS 16
-/* eager and rendezvous sizes; 64 KiB is the Amsendv baseline */
-static const size_t sizes[] = {8, 64, 512, 4096, 32768, 65536, 262144,
-                               1 << 20, 4 << 20};
-#define NSIZES ((int)(sizeof sizes / sizeof sizes[0]))
+#define MAX_SEGS 256              /* the most IOVECTOR/GENERIC segments */
+#define VEC_TOTAL ((size_t)1 << 20) /* STRIDED payload */
+#define RATE_SIZE 8
+#define SMALL_MAX 64              /* "small-message latency": 0 .. 64 B */
+#define HDR_AM 1                  /* LAPI_Addr_set indices */
+#define HDR_AMV 2
 
-static lapi_handle_t h;
-static int me, reps = 11, quick, csv;
-static lapi_cntr_t tgt_c, cmpl_c;
-static void *tgt_tab[2];
-static unsigned char *sbuf, *rbuf;
-static int amv_kind;
+/* ------------------------------------------------------------ options */
 
-/* raw libfabric figures read from --raw */
-static double raw_lat, raw_rate, raw_bw[32];
-static size_t raw_bw_size[32];
-static int raw_nbw;
+static struct {
+  int quick, csv, intra_cg, verbose;
+  const char *raw_path, *mpi_path, *provider;
+  struct bench_plan plan;
+} opt = {.plan = {.reps = 7, .min_time = 0.020, .max_units = 1L << 22}};
 
-static double now_sec(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+/* ------------------------------------------------- state of each task */
 
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
+/* In CPE-task mode thread-local data is the CPE's LDM, as on the chip. */
+static _Thread_local lapi_handle_t h;
+static _Thread_local int me;
+static _Thread_local lapi_cntr_t tgt_c, cmpl_c, org_c;
+static _Thread_local unsigned char *sbuf, *rbuf;
+static _Thread_local struct {
+  lapi_cntr_t *tgt_cntr;
+  unsigned char *sbuf, *rbuf;
+} peer;
+static _Thread_local void *origin_info[MAX_SEGS];
+static _Thread_local ulong origin_len[MAX_SEGS];
 
-static double median(double *v, int n)
-{
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+/* Read by the header handlers, which run on the MPE in CPE-task mode:
+   indexed by the target task. */
+static unsigned char *rbuf_of[2];
+static struct {
+  lapi_vec_t vec;
+  void *info[MAX_SEGS];
+  ulong len[MAX_SEGS];
+} target_vec[2];
 
 static void check(int rc, const char *what)
 {
@@ -80,75 +100,138 @@ static void check(int rc, const char *what)
   }
 }
 
-/* Header handler: every message lands in rbuf (contents unchecked). */
+/* ----------------------------------------------------------- layouts */
+
+enum vec_kind { VEC_IOVECTOR, VEC_GENERIC, VEC_STRIDED };
+static const char *const vec_names[3] = {"IOVECTOR", "GENERIC", "STRIDED"};
+
+/* nseg segments of seg bytes, one every 2 * seg bytes; travels as the
+   user header, so the target builds the same layout over its buffer. */
+struct layout {
+  int kind;
+  unsigned nseg;
+  size_t seg;
+};
+
+static void build_vector(lapi_vec_t *v, void **info, ulong *len,
+                         unsigned char *base, const struct layout *l)
+{
+  v->num_vecs = l->nseg;
+  v->info = info;
+  if (l->kind == VEC_STRIDED) {
+    v->vec_type = LAPI_GEN_STRIDED_XFER;
+    info[0] = base;
+    info[1] = (void *)(uintptr_t)l->seg;
+    info[2] = (void *)(uintptr_t)(2 * l->seg);
+    v->len = NULL;
+    return;
+  }
+  v->vec_type = l->kind == VEC_IOVECTOR ? LAPI_GEN_IOVECTOR
+                                        : LAPI_GEN_GENERIC;
+  for (unsigned i = 0; i < l->nseg; i++) {
+    info[i] = base + (size_t)i * 2 * l->seg;
+    len[i] = l->seg;
+  }
+  v->len = len;
+}
+
+/* ---------------------------------------------------------- handlers */
+
+static int task_of(lapi_handle_t *hndl)
+{
+  int t = 0;
+  LAPI_Qenv(*hndl, TASK_ID, &t);
+  return t;
+}
+
+/* Every Amsend lands at the start of the target's rbuf. */
 static void *am_header(lapi_handle_t *hndl, void *uhdr, uint *uhdr_len,
                        ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
 {
-  (void)hndl;
   (void)uhdr;
   (void)uhdr_len;
   (void)msg_len;
   *comp_h = NULL;
   *uinfo = NULL;
-  return rbuf;
+  return rbuf_of[task_of(hndl)];
 }
-
-static void *hinfo[64];
-static ulong hlen[64];
-static lapi_vec_t hvec;
 
 static lapi_vec_t *amv_header(lapi_handle_t *hndl, void *uhdr,
                               uint *uhdr_len, ulong *len_vec,
                               compl_hndlr_t **comp_h, void **uinfo)
 {
-  (void)hndl;
-  (void)uhdr;
   (void)uhdr_len;
   (void)len_vec;
-  if (amv_kind == 2) {
-    hvec.vec_type = LAPI_GEN_STRIDED_XFER;
-    hvec.num_vecs = 64;
-    hinfo[0] = rbuf;
-    hinfo[1] = (void *)(uintptr_t)1024;
-    hinfo[2] = (void *)(uintptr_t)2048;
-    hvec.len = NULL;
-  } else {
-    hvec.vec_type = amv_kind == 0 ? LAPI_GEN_IOVECTOR : LAPI_GEN_GENERIC;
-    hvec.num_vecs = 64;
-    for (int i = 0; i < 64; i++) {
-      hinfo[i] = rbuf + (size_t)i * 2048;
-      hlen[i] = 1024;
-    }
-    hvec.len = hlen;
-  }
-  hvec.info = hinfo;
+  struct layout l;
+  memcpy(&l, uhdr, sizeof l);
+  int t = task_of(hndl);
+  build_vector(&target_vec[t].vec, target_vec[t].info, target_vec[t].len,
+               rbuf_of[t], &l);
   *comp_h = NULL;
   *uinfo = NULL;
-  return &hvec;
+  return &target_vec[t].vec;
 }
 
-static void *oinfo[64];
-static ulong olen[64];
+/* ----------------------------------------------------------- kernels */
 
-static void amv_origin(lapi_vec_t *v)
+enum op_kind { OP_AMSEND, OP_PUT, OP_GET, OP_AMSENDV, OP_MEMCPY };
+
+/* What one kernel moves; each task holds its own copy. */
+struct op {
+  enum op_kind kind;
+  size_t size;        /* contiguous kinds */
+  struct layout lay;  /* OP_AMSENDV */
+  lapi_vec_t vec;     /* OP_AMSENDV: the origin vector over sbuf */
+};
+
+static struct op contiguous(enum op_kind kind, size_t size)
 {
-  if (amv_kind == 2) {
-    v->vec_type = LAPI_GEN_STRIDED_XFER;
-    v->num_vecs = 64;
-    oinfo[0] = sbuf;
-    oinfo[1] = (void *)(uintptr_t)1024;
-    oinfo[2] = (void *)(uintptr_t)2048;
-    v->len = NULL;
-  } else {
-    v->vec_type = amv_kind == 0 ? LAPI_GEN_IOVECTOR : LAPI_GEN_GENERIC;
-    v->num_vecs = 64;
-    for (int i = 0; i < 64; i++) {
-      oinfo[i] = sbuf + (size_t)i * 2048;
-      olen[i] = 1024;
-    }
-    v->len = olen;
+  struct op o;
+  memset(&o, 0, sizeof o);
+  o.kind = kind;
+  o.size = size;
+  return o;
+}
+
+static struct op vectored(int kind, unsigned nseg, size_t seg)
+{
+  struct op o;
+  memset(&o, 0, sizeof o);
+  o.kind = OP_AMSENDV;
+  o.lay.kind = kind;
+  o.lay.nseg = nseg;
+  o.lay.seg = seg;
+  o.size = (size_t)nseg * seg;
+  build_vector(&o.vec, origin_info, origin_len, sbuf, &o.lay);
+  return o;
+}
+
+/* Starts one transfer of o to task tgt; done (cmpl_cntr, for a Get
+   org_cntr) may be NULL: a counter nobody waits on would keep counting. */
+static void issue(struct op *o, uint tgt, lapi_cntr_t *tcntr,
+                  lapi_cntr_t *done)
+{
+  int rc;
+  switch (o->kind) {
+  case OP_AMSEND:
+    rc = LAPI_Amsend(h, tgt, (void *)HDR_AM, NULL, 0, sbuf, (ulong)o->size,
+                     tcntr, NULL, done);
+    break;
+  case OP_PUT:
+    rc = LAPI_Put(h, tgt, (ulong)o->size, peer.rbuf, sbuf, tcntr, NULL,
+                  done);
+    break;
+  case OP_GET:
+    rc = LAPI_Get(h, tgt, (ulong)o->size, peer.sbuf, rbuf, tcntr, done);
+    break;
+  case OP_AMSENDV:
+    rc = LAPI_Amsendv(h, tgt, (void *)HDR_AMV, &o->lay, sizeof o->lay,
+                      &o->vec, tcntr, NULL, done);
+    break;
+  default:
+    rc = LAPI_ERR_UNKNOWN;
   }
-  v->info = oinfo;
+  check(rc, "transfer");
 }
 
 static void wait_cntr(lapi_cntr_t *c, int v)
@@ -156,109 +239,458 @@ static void wait_cntr(lapi_cntr_t *c, int v)
   check(LAPI_Waitcntr(h, c, v, NULL), "LAPI_Waitcntr");
 }
 
-static double run_lat(long iters)
+static void fence(void) { check(LAPI_Gfence(h), "LAPI_Gfence"); }
+
+static long agree(void *arg, long value)
 {
-  check(LAPI_Gfence(h), "LAPI_Gfence");
-  int peer = 1 - me;
-  double t0 = now_sec();
+  (void)arg;
+  lapi_long_t all[2];
+  check(LAPI_Address_init64(h, (lapi_long_t)value, all),
+        "LAPI_Address_init64");
+  return (long)all[0];
+}
+
+/* Ping-pong: each task answers what it receives; a unit is a round trip. */
+static double k_pingpong(void *arg, long iters)
+{
+  struct op *o = arg;
+  uint other = (uint)(1 - me);
+  fence();
+  double t0 = bench_now();
   for (long i = 0; i < iters; i++) {
     if (me == 1)
       wait_cntr(&tgt_c, 1);
-    check(LAPI_Amsend(h, (uint)peer, (void *)1, NULL, 0, sbuf, 8,
-                      tgt_tab[peer], NULL, NULL),
-          "LAPI_Amsend");
+    issue(o, other, peer.tgt_cntr, NULL);
     if (me == 0)
       wait_cntr(&tgt_c, 1);
   }
-  return (now_sec() - t0) / (double)iters / 2.0 * 1e6;
+  return bench_now() - t0;
 }
 
-/* kind: 0 Put, 1 Amsend, 2 Amsendv (size ignored); returns seconds. */
-static double run_stream(int kind, size_t size, long n, int window)
+/* Task 0 streams windows of BENCH_WINDOW transfers; a unit is a window. */
+static double k_stream(void *arg, long windows)
 {
-  check(LAPI_Gfence(h), "LAPI_Gfence");
-  lapi_vec_t v;
-  if (kind == 2)
-    amv_origin(&v);
-  double t0 = now_sec();
-  if (me == 0) {
-    for (long done = 0; done < n;) {
-      int w = n - done < window ? (int)(n - done) : window;
-      for (int i = 0; i < w; i++) {
-        int rc;
-        if (kind == 0)
-          rc = LAPI_Put(h, 1, (ulong)size, rbuf, sbuf, NULL, NULL, &cmpl_c);
-        else if (kind == 1)
-          rc = LAPI_Amsend(h, 1, (void *)1, NULL, 0, sbuf, (ulong)size,
-                           NULL, NULL, &cmpl_c);
-        else
-          rc = LAPI_Amsendv(h, 1, (void *)2, NULL, 0, &v, NULL, NULL,
-                            &cmpl_c);
-        check(rc, "transfer");
-      }
-      wait_cntr(&cmpl_c, w);
-      done += w;
+  struct op *o = arg;
+  lapi_cntr_t *done = o->kind == OP_GET ? &org_c : &cmpl_c;
+  fence();
+  double t0 = bench_now();
+  if (me == 0)
+    for (long w = 0; w < windows; w++) {
+      for (int i = 0; i < BENCH_WINDOW; i++)
+        issue(o, 1, NULL, done);
+      wait_cntr(done, BENCH_WINDOW);
     }
+  return bench_now() - t0;
+}
+
+/* The intra-CG baseline: task 0 copies o->size bytes from its sbuf into
+   task 1's rbuf; a unit is one copy. */
+static double k_memcpy(void *arg, long iters)
+{
+  const struct op *o = arg;
+  fence();
+  double t0 = bench_now();
+  if (me == 0)
+    for (long i = 0; i < iters; i++) {
+      memcpy(peer.rbuf, sbuf, o->size);
+      __asm__ __volatile__("" ::: "memory"); /* keep every copy */
+    }
+  return bench_now() - t0;
+}
+
+/* Median seconds per unit of kernel k on o; collective. */
+static double measure(bench_run_fn k, struct op *o)
+{
+  double v[MAX_REPS];
+  double t0 = bench_now();
+  bench_measure(&opt.plan, k, agree, o, v);
+  if (opt.verbose && me == 0) {
+    /* Every repetition, to tell a steady figure from a stalled one. */
+    static const char *const kinds[] = {"Amsend", "Put", "Get", "Amsendv",
+                                        "memcpy"};
+    char lay[48] = "";
+    if (o->kind == OP_AMSENDV)
+      snprintf(lay, sizeof lay, " %s %u x %zu B", vec_names[o->lay.kind],
+               o->lay.nseg, o->lay.seg);
+    fprintf(stderr, "# %s%s %s %zu B (%.2f s):", kinds[o->kind], lay,
+            k == k_pingpong ? "ping-pong" : "stream/copy", o->size,
+            bench_now() - t0);
+    for (int r = 0; r < opt.plan.reps; r++)
+      fprintf(stderr, " %.3g", v[r]);
+    fprintf(stderr, " s/unit\n");
   }
-  double t = now_sec() - t0;
-  check(LAPI_Gfence(h), "LAPI_Gfence");
-  return t;
+  return bench_median(v, opt.plan.reps);
 }
 
-static double raw_bw_of(size_t size)
+static double half_rtt_us(struct op o) { return measure(k_pingpong, &o) / 2 * 1e6; }
+
+static double stream_MBps(struct op o)
 {
-  for (int i = 0; i < raw_nbw; i++)
-    if (raw_bw_size[i] == size)
-      return raw_bw[i];
-  return 0;
+  return (double)o.size * BENCH_WINDOW / measure(k_stream, &o) / 1e6;
 }
 
-static void read_raw(const char *path)
+/* ---------------------------------------------------------- baseline */
+
+/* ofi_pingpong's figures (--raw) and mpi_vector's (--mpi); task 0 only. */
+enum { RAW_LAT, RAW_BW, RAW_RATE, MPI_VEC, MPI_CONTIG, NKINDS };
+static struct {
+  int kind;
+  size_t size;
+  double value;
+} refs[64];
+static int nrefs;
+
+static void read_refs(const char *path)
 {
+  static const char *const names[NKINDS] = {"RAW lat", "RAW bw", "RAW rate",
+                                            "MPI vec", "MPI contig"};
   FILE *f = fopen(path, "r");
   if (!f) {
-    fprintf(stderr, "lapi_bench: cannot read %s; no ratios\n", path);
+    fprintf(stderr, "lapi_bench: cannot read %s; no ratios from it\n", path);
     return;
   }
-  char kind[16];
+  char line[256], a[24], b[24];
   size_t size;
   double val;
-  char line[256];
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, "RAW %15s %zu %lf", kind, &size, &val) == 3) {
-      if (!strcmp(kind, "lat"))
-        raw_lat = val;
-      else if (!strcmp(kind, "rate"))
-        raw_rate = val;
-      else if (!strcmp(kind, "bw") && raw_nbw < 32) {
-        raw_bw_size[raw_nbw] = size;
-        raw_bw[raw_nbw++] = val;
-      }
+  while (fgets(line, sizeof line, f) && nrefs < 64)
+    if (sscanf(line, "%15s %15s %zu %lf", a, b, &size, &val) == 4) {
+      char name[64];
+      snprintf(name, sizeof name, "%s %s", a, b);
+      for (int k = 0; k < NKINDS; k++)
+        if (!strcmp(name, names[k])) {
+          refs[nrefs].kind = k;
+          refs[nrefs].size = size;
+          refs[nrefs++].value = val;
+        }
     }
   fclose(f);
 }
 
-static void ratio_str(char *out, double lapi, double raw, int lower_better)
+static double ref_of(int kind, size_t size)
 {
-  if (raw <= 0 || lapi <= 0)
-    strcpy(out, "-");
-  else
-    snprintf(out, 16, "%.2f", lower_better ? lapi / raw : lapi / raw);
+  for (int i = 0; i < nrefs; i++)
+    if (refs[i].kind == kind && refs[i].size == size)
+      return refs[i].value;
+  return 0;
 }
 
-int main(int argc, char **argv)
+/* One-way time (us) of `size` contiguous bytes by the baseline: raw
+   libfabric's half round trip, or one memcpy timed now.  Collective. */
+static double base_lat_us(size_t size)
 {
-  const char *raw_path = NULL;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--quick"))
-      quick = 1, reps = 5;
-    else if (!strcmp(argv[i], "--csv"))
-      csv = 1;
-    else if (!strcmp(argv[i], "--raw") && i + 1 < argc)
-      raw_path = argv[++i];
-    else if (!strcmp(argv[i], "--provider") && i + 1 < argc)
-      setenv("FI_PROVIDER", argv[++i], 1);
+  if (!opt.intra_cg)
+    return ref_of(RAW_LAT, size);
+  struct op o = contiguous(OP_MEMCPY, size);
+  return measure(k_memcpy, &o) * 1e6;
+}
+
+/* Bandwidth (MB/s) of `size`-byte messages by the baseline.  Collective. */
+static double base_MBps(size_t size)
+{
+  if (!opt.intra_cg)
+    return ref_of(RAW_BW, size);
+  struct op o = contiguous(OP_MEMCPY, size);
+  return (double)size / measure(k_memcpy, &o) / 1e6;
+}
+
+/* 8-byte messages per second by the baseline.  Collective. */
+static double base_rate(void)
+{
+  if (!opt.intra_cg)
+    return ref_of(RAW_RATE, RATE_SIZE);
+  struct op o = contiguous(OP_MEMCPY, RATE_SIZE);
+  return 1 / measure(k_memcpy, &o);
+}
+
+/* ----------------------------------------------------------- output */
+
+static const char *base_name(void) { return opt.intra_cg ? "memcpy" : "raw"; }
+
+static char *size_str(char *out, size_t len, size_t size)
+{
+  if (size >= (1 << 20) && size % (1 << 20) == 0)
+    snprintf(out, len, "%zu MiB", size >> 20);
+  else if (size >= 1024 && size % 1024 == 0)
+    snprintf(out, len, "%zu KiB", size >> 10);
+  else
+    snprintf(out, len, "%zu B", size);
+  return out;
+}
+
+static double ratio(double lapi, double base)
+{
+  return lapi > 0 && base > 0 ? lapi / base : 0;
+}
+
+static char *ratio_str(char *out, size_t len, double r)
+{
+  if (r <= 0)
+    snprintf(out, len, "-");
+  else
+    snprintf(out, len, r >= 100 ? "%.0f" : r >= 10 ? "%.1f"
+                       : r >= 0.1 ? "%.2f" : "%.2g", r);
+  return out;
+}
+
+static void csv_row(const char *what, size_t size, const char *unit,
+                    double lapi, double base)
+{
+  printf("%s,%zu,%s,%.4g,%.4g,%.4g\n", what, size, unit, lapi, base,
+         ratio(lapi, base));
+}
+
+/* What the targets block needs; written by task 0 only. */
+static struct {
+  double small_lat_worst;
+  size_t small_lat_at;
+  double bw_worst[3];
+  size_t bw_at[3];
+  double amsend_1m;
+  double strided_MBps[3], strided_us[3];
+} got = {.bw_worst = {1e30, 1e30, 1e30}};
+
+/* ----------------------------------------------------------- tables */
+
+static const size_t strided_blocks[3] = {8, 64, 4096};
+
+static void table_latency(const size_t *sizes, int nsizes)
+{
+  char s[24], r[24];
+  if (me == 0 && !opt.csv)
+    printf("\nlatency: LAPI_Amsend ping-pong, half round trip (us)\n"
+           "%-8s | %10s | %10s | %s\n", "size", "LAPI", base_name(),
+           "LAPI / base");
+  for (int k = 0; k < nsizes; k++) {
+    double lapi = half_rtt_us(contiguous(OP_AMSEND, sizes[k]));
+    double base = base_lat_us(sizes[k]);
+    if (me != 0)
+      continue;
+    double q = ratio(lapi, base);
+    if (sizes[k] <= SMALL_MAX && q > got.small_lat_worst) {
+      got.small_lat_worst = q;
+      got.small_lat_at = sizes[k];
+    }
+    if (opt.csv)
+      csv_row("lat_amsend", sizes[k], "us", lapi, base);
+    else
+      printf("%-8s | %10.2f | %10.3g | %s\n", size_str(s, sizeof s, sizes[k]),
+             lapi, base, ratio_str(r, sizeof r, q));
+    fflush(stdout);
   }
+}
+
+static void table_bandwidth(const size_t *sizes, int nsizes)
+{
+  static const enum op_kind kinds[3] = {OP_PUT, OP_GET, OP_AMSEND};
+  static const char *const names[3] = {"bw_put", "bw_get", "bw_amsend"};
+  char s[24], r[3][24];
+  if (me == 0 && !opt.csv)
+    printf("\nbandwidth: %d in flight, then a wait (MB/s)\n"
+           "%-8s | %9s | %9s | %9s | %9s | %7s | %7s | %7s\n",
+           BENCH_WINDOW, "size", "Put", "Get", "Amsend", base_name(),
+           "Put/b", "Get/b", "Am/b");
+  for (int k = 0; k < nsizes; k++) {
+    if (sizes[k] == 0)
+      continue;
+    double bw[3];
+    for (int j = 0; j < 3; j++)
+      bw[j] = stream_MBps(contiguous(kinds[j], sizes[k]));
+    double base = base_MBps(sizes[k]);
+    if (me != 0)
+      continue;
+    if (sizes[k] == VEC_TOTAL)
+      got.amsend_1m = bw[2];
+    for (int j = 0; j < 3; j++) {
+      double q = ratio(bw[j], base);
+      if (sizes[k] >= 65536 && q < got.bw_worst[j]) {
+        got.bw_worst[j] = q;
+        got.bw_at[j] = sizes[k];
+      }
+      ratio_str(r[j], sizeof r[j], q);
+      if (opt.csv)
+        csv_row(names[j], sizes[k], "MBps", bw[j], base);
+    }
+    if (!opt.csv)
+      printf("%-8s | %9.1f | %9.1f | %9.1f | %9.1f | %7s | %7s | %7s\n",
+             size_str(s, sizeof s, sizes[k]), bw[0], bw[1], bw[2], base,
+             r[0], r[1], r[2]);
+    fflush(stdout);
+  }
+}
+
+/* IOVECTOR and GENERIC: 64 KiB and 1 MiB in 4, 16 and 256 segments. */
+static void table_segments(void)
+{
+  static const size_t totals[2] = {65536, VEC_TOTAL};
+  static const unsigned nsegs[3] = {4, 16, MAX_SEGS};
+  char t[24], g[24], r[24];
+  if (me == 0 && !opt.csv)
+    printf("\nAmsendv, segments one every 2 x segment, %d in flight (MB/s; "
+           "base = contiguous %s of the total)\n"
+           "%-8s | %-7s | %8s | %8s | %9s | %9s | %s\n",
+           BENCH_WINDOW, base_name(), "kind", "total", "segments", "segment",
+           "LAPI", base_name(), "LAPI / base");
+  for (int z = 0; z < 2; z++) {
+    double base = base_MBps(totals[z]);
+    for (int kind = VEC_IOVECTOR; kind <= VEC_GENERIC; kind++)
+      for (int n = 0; n < 3; n++) {
+        size_t seg = totals[z] / nsegs[n];
+        double bw = stream_MBps(vectored(kind, nsegs[n], seg));
+        if (me != 0)
+          continue;
+        if (opt.csv) {
+          char what[40];
+          snprintf(what, sizeof what, "amsendv_%s_%useg", vec_names[kind],
+                   nsegs[n]);
+          csv_row(what, totals[z], "MBps", bw, base);
+        } else {
+          printf("%-8s | %-7s | %8u | %8s | %9.1f | %9.1f | %s\n",
+                 vec_names[kind], size_str(t, sizeof t, totals[z]), nsegs[n],
+                 size_str(g, sizeof g, seg), bw, base,
+                 ratio_str(r, sizeof r, ratio(bw, base)));
+        }
+        fflush(stdout);
+      }
+  }
+}
+
+/* The MPI figure for a block: --mpi's, else the issue's for 64 B (which
+   names the host's providers). */
+static double mpi_us(size_t block, const char **source)
+{
+  double v = ref_of(MPI_VEC, block);
+  *source = "mpi_vector";
+  if (v > 0 || opt.intra_cg || block != 64)
+    return v;
+  *source = "issue's figure";
+  return opt.provider && strstr(opt.provider, "tcp") ? 360 : 230;
+}
+
+static void table_strided(void)
+{
+  char b[24], r1[24], r2[24], r3[24], m[24];
+  if (me == 0 && !opt.csv)
+    printf("\nAmsendv STRIDED, 1 MiB in blocks at a pitch of 2 x block\n"
+           "streamed (%d in flight, MB/s, vs the contiguous 1 MiB Amsend "
+           "above and the %s), ping-pong (half round trip, us, vs "
+           "MPI_Type_vector)\n"
+           "%-6s | %9s | %7s | %7s | %9s | %9s | %s\n",
+           BENCH_WINDOW, base_name(), "block", "MB/s", "/ Am", "/ base",
+           "LAPI us", "MPI us", "LAPI / MPI");
+  double base = base_MBps(VEC_TOTAL);
+  for (int k = 0; k < 3; k++) {
+    size_t blk = strided_blocks[k];
+    unsigned n = (unsigned)(VEC_TOTAL / blk);
+    double bw = stream_MBps(vectored(VEC_STRIDED, n, blk));
+    double us = half_rtt_us(vectored(VEC_STRIDED, n, blk));
+    if (me != 0)
+      continue;
+    got.strided_MBps[k] = bw;
+    got.strided_us[k] = us;
+    const char *src;
+    double mpi = mpi_us(blk, &src);
+    if (opt.csv) {
+      char what[40];
+      snprintf(what, sizeof what, "strided_%zuB", blk);
+      csv_row(what, VEC_TOTAL, "MBps", bw, base);
+      snprintf(what, sizeof what, "strided_%zuB_vs_amsend", blk);
+      csv_row(what, VEC_TOTAL, "MBps", bw, got.amsend_1m);
+      snprintf(what, sizeof what, "strided_%zuB_pingpong_vs_mpi", blk);
+      csv_row(what, VEC_TOTAL, "us", us, mpi);
+    } else {
+      if (mpi > 0)
+        snprintf(m, sizeof m, "%.1f", mpi);
+      else
+        snprintf(m, sizeof m, "-");
+      printf("%-6s | %9.1f | %7s | %7s | %9.1f | %9s | %s\n",
+             size_str(b, sizeof b, blk), bw,
+             ratio_str(r1, sizeof r1, ratio(bw, got.amsend_1m)),
+             ratio_str(r2, sizeof r2, ratio(bw, base)), us, m,
+             ratio_str(r3, sizeof r3, ratio(us, mpi)));
+    }
+    fflush(stdout);
+  }
+}
+
+static void table_rate(void)
+{
+  double am = BENCH_WINDOW / measure(k_stream, &(struct op){
+                                                   .kind = OP_AMSEND,
+                                                   .size = RATE_SIZE});
+  double put = BENCH_WINDOW / measure(k_stream, &(struct op){
+                                                    .kind = OP_PUT,
+                                                    .size = RATE_SIZE});
+  double base = base_rate();
+  if (me != 0)
+    return;
+  char r1[24], r2[24];
+  if (opt.csv) {
+    csv_row("rate_amsend", RATE_SIZE, "msgps", am, base);
+    csv_row("rate_put", RATE_SIZE, "msgps", put, base);
+  } else {
+    printf("\nmessage rate: %d-byte messages, %d in flight (msg/s)\n"
+           "Amsend %.0f, Put %.0f, %s %.0f; LAPI / base: Amsend %s, Put %s\n",
+           RATE_SIZE, BENCH_WINDOW, am, put, base_name(), base,
+           ratio_str(r1, sizeof r1, ratio(am, base)),
+           ratio_str(r2, sizeof r2, ratio(put, base)));
+  }
+}
+
+static void target_line(const char *what, const char *want, double value,
+                        const char *unit, int met)
+{
+  if (opt.csv)
+    printf("target,\"%s\",\"%s\",%.4g,%s\n", what, want, value,
+           value > 0 ? (met ? "MET" : "NOT MET") : "no figure");
+  else
+    printf("  %-34s %-30s %9.3g %-4s %s\n", what, want, value, unit,
+           value > 0 ? (met ? "MET" : "NOT MET") : "(no figure)");
+}
+
+static void targets(void)
+{
+  char want[64], what[64], s[24];
+  if (!opt.csv)
+    printf("\ntargets (timing never fails the run)\n");
+  if (!opt.intra_cg) {
+    double lim = opt.provider && strstr(opt.provider, "tcp") ? 1.15 : 1.3;
+    snprintf(what, sizeof what, "latency 0-%d B, worst (at %s)", SMALL_MAX,
+             size_str(s, sizeof s, got.small_lat_at));
+    snprintf(want, sizeof want, "<= %.2fx raw", lim);
+    target_line(what, want, got.small_lat_worst, "x",
+                got.small_lat_worst <= lim);
+    static const char *const names[3] = {"Put", "Get", "Amsend"};
+    for (int j = 0; j < 3; j++) {
+      double q = got.bw_worst[j] < 1e30 ? got.bw_worst[j] : 0;
+      snprintf(what, sizeof what, "%s bandwidth >= 64 KiB, worst (%s)",
+               names[j], size_str(s, sizeof s, got.bw_at[j]));
+      target_line(what, ">= 0.90 of raw", q, "", q >= 0.9);
+    }
+  } else if (!opt.csv) {
+    printf("  (latency and bandwidth targets are against raw libfabric: "
+           "inter-CG only)\n");
+  }
+  double q = ratio(got.strided_MBps[2], got.amsend_1m);
+  target_line("STRIDED 1 MiB in 4 KiB blocks", ">= 0.85 of Amsend 1 MiB", q,
+              "", q >= 0.85);
+  const char *src;
+  double mpi = mpi_us(64, &src);
+  if (mpi > 0) {
+    snprintf(want, sizeof want, "< %.0f us (%s)", mpi, src);
+    target_line("STRIDED 1 MiB in 64 B, half RTT", want, got.strided_us[1],
+                "us", got.strided_us[1] < mpi);
+  }
+}
+
+/* ------------------------------------------------------------ a task */
+
+static volatile int task_failed;
+
+/* The whole benchmark, run by each of the two tasks (a process in
+   inter-CG mode, a CPE in intra-CG mode). */
+static void task_main(void *arg)
+{
+  (void)arg;
   lapi_info_t info;
   memset(&info, 0, sizeof info);
   check(LAPI_Init(&h, &info), "LAPI_Init");
@@ -266,124 +698,128 @@ int main(int argc, char **argv)
   LAPI_Qenv(h, TASK_ID, &me);
   LAPI_Qenv(h, NUM_TASKS, &n);
   if (n != 2) {
-    fprintf(stderr, "lapi_bench: needs 2 tasks (lapirun -n 2)\n");
+    if (me == 0)
+      fprintf(stderr, "lapi_bench: needs 2 tasks (lapirun -n 2 lapi_bench, "
+                      "or lapi_bench --intra-cg), got %d\n", n);
+    task_failed = 1;
     LAPI_Term(h);
-    return 1;
+    return;
   }
-  if (raw_path && me == 0)
-    read_raw(raw_path);
-  sbuf = malloc(MAX_SIZE);
-  rbuf = malloc(MAX_SIZE);
-  memset(sbuf, 3, MAX_SIZE);
-  memset(rbuf, 0, MAX_SIZE);
-  LAPI_Addr_set(h, (void *)am_header, 1);
-  LAPI_Addr_set(h, (void *)amv_header, 2);
+  /* The layouts span 2 MiB, the contiguous sizes up to 4 MiB. */
+  sbuf = malloc(BENCH_MAX_SIZE);
+  rbuf = malloc(BENCH_MAX_SIZE);
+  if (!sbuf || !rbuf) {
+    fprintf(stderr, "lapi_bench: task %d: out of memory\n", me);
+    exit(1);
+  }
+  memset(sbuf, 3, BENCH_MAX_SIZE);
+  memset(rbuf, 0, BENCH_MAX_SIZE);
+  rbuf_of[me] = rbuf;
+  check(LAPI_Addr_set(h, (void *)am_header, HDR_AM), "LAPI_Addr_set");
+  check(LAPI_Addr_set(h, (void *)amv_header, HDR_AMV), "LAPI_Addr_set");
   LAPI_Setcntr(h, &tgt_c, 0);
   LAPI_Setcntr(h, &cmpl_c, 0);
-  check(LAPI_Address_init(h, &tgt_c, tgt_tab), "LAPI_Address_init");
-  /* Put writes into the peer's rbuf: same address in both tasks is not
-     guaranteed, so exchange it. */
-  void *rtab[2];
-  check(LAPI_Address_init(h, rbuf, rtab), "LAPI_Address_init");
-  unsigned char *peer_rbuf = rtab[1 - me];
+  LAPI_Setcntr(h, &org_c, 0);
+  void *tab[2];
+  check(LAPI_Address_init(h, &tgt_c, tab), "LAPI_Address_init");
+  peer.tgt_cntr = tab[1 - me];
+  check(LAPI_Address_init(h, sbuf, tab), "LAPI_Address_init");
+  peer.sbuf = tab[1 - me];
+  check(LAPI_Address_init(h, rbuf, tab), "LAPI_Address_init");
+  peer.rbuf = tab[1 - me];
 
-  double v[MAX_REPS], r;
-  char rs[16];
-  const char *prov = getenv("FI_PROVIDER");
   if (me == 0) {
-    if (csv)
-      printf("what,size,lapi,raw,ratio\n");
+    char load[128];
+    bench_load_average(load, sizeof load);
+    if (opt.csv)
+      printf("what,size,unit,lapi,%s,ratio\n", base_name());
+    else if (opt.intra_cg)
+      printf("# lapi_bench --intra-cg: 2 CPE tasks of one core group, "
+             "baseline memcpy; %d reps (median) of >= %.0f ms; load "
+             "average %s\n", opt.plan.reps, opt.plan.min_time * 1e3, load);
     else
-      printf("# lapi_bench: provider %s, %d reps (median)\n",
-             prov ? prov : "(default)", reps);
+      printf("# lapi_bench: 2 core groups, provider %s, baseline raw "
+             "libfabric%s; %d reps (median) of >= %.0f ms; load average "
+             "%s\n", opt.provider ? opt.provider : "(default)",
+             opt.raw_path ? "" : " (no --raw: no ratios)", opt.plan.reps,
+             opt.plan.min_time * 1e3, load);
+    fflush(stdout);
   }
-
-  run_lat(100);
-  for (int i = 0; i < reps; i++)
-    v[i] = run_lat(quick ? 300 : 2000);
-  r = median(v, reps);
+  double t0 = bench_now();
+  size_t sizes[BENCH_MAX_SIZES];
+  int nsizes = bench_sizes(opt.quick, sizes);
+  table_latency(sizes, nsizes);
+  table_bandwidth(sizes, nsizes);
+  table_segments();
+  table_strided();
+  table_rate();
   if (me == 0) {
-    ratio_str(rs, r, raw_lat, 1);
-    if (csv)
-      printf("lat_us,8,%.3f,%.3f,%s\n", r, raw_lat, rs);
-    else
-      printf("\n8-byte Amsend half round trip: %.2f us (raw fi_send %.2f "
-             "us, ratio %s)\n", r, raw_lat, rs);
+    targets();
+    if (!opt.csv)
+      printf("\n# %.1f s\n", bench_now() - t0);
+    fflush(stdout);
   }
-
-  if (me == 0 && !csv)
-    printf("\nbandwidth MB/s (WINDOW %d)\n%-8s | %10s | %10s | %10s | "
-           "%-9s | %-9s\n", WINDOW, "size", "Put", "Amsend", "raw send",
-           "Put/raw", "Am/raw");
-  /* LAPI_Put targets rbuf of the peer */
-  for (int z = 0; z < NSIZES; z++) {
-    size_t s = sizes[z];
-    long budget = quick ? (8L << 20) : (32L << 20);
-    long cnt = budget / (long)s;
-    if (cnt < 2 * WINDOW)
-      cnt = 2 * WINDOW;
-    if (cnt > 4000)
-      cnt = 4000;
-    double bw[2];
-    for (int k = 0; k < 2; k++) {
-      unsigned char *save = rbuf;
-      if (k == 0)
-        rbuf = peer_rbuf; /* run_stream's Put target */
-      run_stream(k, s, WINDOW, WINDOW);
-      for (int i = 0; i < reps; i++)
-        v[i] = (double)s * (double)cnt / run_stream(k, s, cnt, WINDOW) / 1e6;
-      rbuf = save;
-      bw[k] = median(v, reps);
-    }
-    if (me == 0) {
-      double raw = raw_bw_of(s);
-      char r0[16], r1[16];
-      ratio_str(r0, bw[0], raw, 0);
-      ratio_str(r1, bw[1], raw, 0);
-      if (csv) {
-        printf("put_MBps,%zu,%.1f,%.1f,%s\n", s, bw[0], raw, r0);
-        printf("amsend_MBps,%zu,%.1f,%.1f,%s\n", s, bw[1], raw, r1);
-      } else
-        printf("%-8zu | %10.1f | %10.1f | %10.1f | %-9s | %-9s\n", s, bw[0],
-               bw[1], raw, r0, r1);
-    }
-  }
-
-  static const char *const names[3] = {"IOVECTOR", "GENERIC", "STRIDED"};
-  if (me == 0 && !csv)
-    printf("\nAmsendv 64 KiB in 64 x 1 KiB segments, MB/s "
-           "(raw send of 64 KiB: %.1f)\n", raw_bw_of(65536));
-  for (amv_kind = 0; amv_kind < 3; amv_kind++) {
-    long cnt = quick ? 128 : 512;
-    run_stream(2, 0, WINDOW, WINDOW);
-    for (int i = 0; i < reps; i++)
-      v[i] = 65536.0 * (double)cnt / run_stream(2, 0, cnt, WINDOW) / 1e6;
-    r = median(v, reps);
-    if (me == 0) {
-      char ra[16];
-      ratio_str(ra, r, raw_bw_of(65536), 0);
-      if (csv)
-        printf("amsendv_%s_MBps,65536,%.1f,%.1f,%s\n", names[amv_kind], r,
-               raw_bw_of(65536), ra);
-      else
-        printf("%-9s %10.1f  ratio %s\n", names[amv_kind], r, ra);
-    }
-  }
-
-  long cnt = quick ? 5000 : 20000;
-  for (int i = 0; i < reps; i++)
-    v[i] = (double)cnt / run_stream(1, 8, cnt, WINDOW_RATE);
-  r = median(v, reps);
-  if (me == 0) {
-    ratio_str(rs, r, raw_rate, 0);
-    if (csv)
-      printf("rate_msgps,8,%.0f,%.0f,%s\n", r, raw_rate, rs);
-    else
-      printf("\nmessage rate, 8-byte Amsend, %d outstanding: %.0f msg/s "
-             "(raw %.0f, ratio %s)\n", WINDOW_RATE, r, raw_rate, rs);
-  }
-  fflush(stdout);
-  check(LAPI_Gfence(h), "LAPI_Gfence");
+  fence();
   LAPI_Term(h);
-  return 0;
+  free(sbuf);
+  free(rbuf);
+}
+
+/* The process becomes one core group of exactly 2 CPEs, each a task. */
+static int run_intra_cg(void)
+{
+  setenv("CRTS_NUM_CPES", "2", 1);
+  if (CRTS_init() != 0 || CRTS_athread_get_max_threads() != 2) {
+    fprintf(stderr, "lapi_bench: CRTS_init with 2 CPEs failed\n");
+    return 1;
+  }
+  CRTS_athread_spawn((void (*)(void))task_main, NULL);
+  CRTS_athread_join();
+  return task_failed;
+}
+
+static int usage(const char *prog)
+{
+  fprintf(stderr, "usage: lapirun -n 2 %s [--provider P] [--quick] [--csv] "
+                  "[--raw FILE] [--mpi FILE] [--verbose]\n"
+                  "       %s --intra-cg [--quick] [--csv] [--mpi FILE] "
+                  "[--verbose]\n",
+          prog, prog);
+  return 2;
+}
+
+int main(int argc, char **argv)
+{
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--quick")) {
+      opt.quick = 1;
+      opt.plan.reps = 3;
+      opt.plan.min_time = 0.003;
+    } else if (!strcmp(argv[i], "--csv")) {
+      opt.csv = 1;
+    } else if (!strcmp(argv[i], "--verbose")) {
+      opt.verbose = 1;
+    } else if (!strcmp(argv[i], "--intra-cg")) {
+      opt.intra_cg = 1;
+    } else if (!strcmp(argv[i], "--raw") && i + 1 < argc) {
+      opt.raw_path = argv[++i];
+    } else if (!strcmp(argv[i], "--mpi") && i + 1 < argc) {
+      opt.mpi_path = argv[++i];
+    } else if (!strcmp(argv[i], "--provider") && i + 1 < argc) {
+      setenv("FI_PROVIDER", argv[++i], 1);
+    } else {
+      return usage(argv[0]);
+    }
+  }
+  opt.provider = getenv("FI_PROVIDER");
+  if (opt.raw_path)
+    read_refs(opt.raw_path);
+  if (opt.mpi_path)
+    read_refs(opt.mpi_path);
+  /* A lost wake-up must end the run, not hang it. */
+  alarm(opt.quick ? 300 : 1200);
+  if (opt.intra_cg)
+    return run_intra_cg();
+  task_main(NULL);
+  return task_failed;
 }

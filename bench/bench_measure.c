@@ -1,0 +1,94 @@
+/*
+ * bench_measure.c - clock, medians and the sizing/repeat loop of the
+ * two-sided benchmarks (see bench_measure.h).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "bench_measure.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double bench_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double bench_median(double *v, int n)
+{
+  if (n <= 0)
+    return 0;
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void bench_load_average(char *out, size_t len)
+{
+  snprintf(out, len, "?");
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f == NULL)
+    return;
+  if (fgets(out, (int)len, f) == NULL)
+    snprintf(out, len, "?");
+  out[strcspn(out, "\n")] = '\0';
+  fclose(f);
+}
+
+/* Side 0's next unit count: positive to size again, negative when done. */
+static long next_units(const struct bench_plan *plan, long units, double dt)
+{
+  double want = plan->min_time;
+  long target;
+  if (dt <= 0)
+    target = units * 16;
+  else
+    target = (long)((double)units * want / dt) + 1;
+  if (target > plan->max_units)
+    target = plan->max_units;
+  if (target < 1)
+    target = 1;
+  /* Close enough (or capped): this count is final.  Else grow at most
+     16-fold, so one slow sizing step cannot overshoot by much. */
+  if (dt >= want / 4 || units >= plan->max_units)
+    return -target;
+  if (target > units * 16)
+    target = units * 16;
+  return target;
+}
+
+void bench_measure(const struct bench_plan *plan, bench_run_fn run,
+                   bench_agree_fn agree, void *arg, double *per_unit)
+{
+  long units = 1;
+  for (;;) {
+    double dt = run(arg, units);
+    long next = agree(arg, next_units(plan, units, dt));
+    if (next < 0) {
+      units = -next;
+      break;
+    }
+    units = next;
+  }
+  for (int r = 0; r < plan->reps; r++)
+    per_unit[r] = run(arg, units) / (double)units;
+}
+
+int bench_sizes(int quick, size_t *sizes)
+{
+  int n = 0;
+  sizes[n++] = 0;
+  for (size_t s = 1; s <= BENCH_MAX_SIZE; s *= quick ? 16 : 4)
+    sizes[n++] = s;
+  return n;
+}
