@@ -1,33 +1,41 @@
 #!/bin/sh
-# run_lapi_bench.sh - the baselines, then LAPI, on one provider in one
-# session: raw libfabric (ofi_pingpong), Open MPI's MPI_Type_vector
+# run_lapi_bench.sh - the baselines, then LAPI, in one session: raw
+# libfabric on the provider (ofi_pingpong), Open MPI's MPI_Type_vector
 # ping-pong (mpi_vector, only if it was built: CMake found an MPI), then
 # lapi_bench, which prints its ratios against both.
-# Usage: bench/run_lapi_bench.sh BUILD_DIR PROVIDER [--quick] [--csv]
-#   PROVIDER: shm or 'tcp;ofi_rxm' (mpi_vector then uses btl vader or tcp)
+# Usage: bench/run_lapi_bench.sh BUILD_DIR PROVIDER [lapi_bench options]
+#   PROVIDER: shm or 'tcp;ofi_rxm' (2 core groups; mpi_vector then uses
+#   btl vader or tcp), or intra-cg (2 CPE tasks of one core group, memcpy
+#   baseline, mpi_vector over vader)
 set -e
 B=${1:-build}; P=${2:-shm}; shift 2 || true
 quick=
 for a in "$@"; do [ "$a" = --quick ] && quick=--quick; done
 raw=$(mktemp); mpi=$(mktemp)
 trap 'rm -f "$raw" "$mpi"' EXIT
-"$B/bin/lapirun" -n 2 --provider "$P" "$B/bench/ofi_pingpong" $quick \
-  | tee "$raw" >&2
+if [ "$P" != intra-cg ]; then
+  "$B/bin/lapirun" -n 2 --provider "$P" "$B/bench/ofi_pingpong" $quick \
+    | tee "$raw" >&2
+fi
 mpiopt=
 if [ -x "$B/bench/mpi_vector" ] && command -v mpirun >/dev/null; then
   case "$P" in
-    shm*) btl=self,vader ;;
-    *) btl=self,tcp ;;
+    tcp*) btl=self,tcp ;;
+    *) btl=self,vader ;;
   esac
-  # Root in a container: allow it; 2 ranks on however many cores there are.
+  # Root in a container must be allowed; 2 ranks on however many cores.
   if mpirun --allow-run-as-root --oversubscribe -np 2 --mca btl "$btl" \
-       "$B/bench/mpi_vector" $quick > "$mpi" 2>&2; then
+       "$B/bench/mpi_vector" $quick > "$mpi"; then
     cat "$mpi" >&2
     mpiopt="--mpi $mpi"
   else
     echo "run_lapi_bench.sh: mpi_vector failed; no MPI figures" >&2
   fi
 fi
-# shellcheck disable=SC2086 # $mpiopt is two words or none
-"$B/bin/lapirun" -n 2 --provider "$P" "$B/bench/lapi_bench" --raw "$raw" \
-  $mpiopt "$@"
+# $mpiopt is two words or none: unquoted on purpose.
+if [ "$P" = intra-cg ]; then
+  "$B/bench/lapi_bench" --intra-cg $mpiopt "$@"
+else
+  "$B/bin/lapirun" -n 2 --provider "$P" "$B/bench/lapi_bench" --raw "$raw" \
+    $mpiopt "$@"
+fi
