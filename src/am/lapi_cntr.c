@@ -95,7 +95,7 @@ static void cntr_wake(lapi_cntr_t *c)
        lapi_cpe_cntr_due(c, __atomic_load_n(&c->cntr, __ATOMIC_SEQ_CST))))
     lapi_futex_wake((int *)&c->cntr, INT_MAX);
   if (w & ~0xffff)
-    lapi_bell_ring();
+    lapi_bell_ring_waiters();
 }
 
 void lapi_cntr_bump(lapi_cntr_t *c, int src)

@@ -23,6 +23,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 
 #include "am/lapi_am.h"
 
@@ -65,7 +66,10 @@ void lapi_am_post(struct lapi_hndl *h, struct lapi_item *it)
   h->qtail = it;
   pthread_mutex_unlock(&h->qlock);
   __atomic_add_fetch(&h->pending, 1, __ATOMIC_SEQ_CST);
-  lapi_bell_ring();
+  if (lapi_hndl_mpe_served(h))
+    lapi_bell_ring();
+  else
+    lapi_bell_ring_waiters(); /* the dispatcher does not run h's work */
 }
 
 static int has_room(void *arg)
@@ -207,14 +211,26 @@ int lapi_may_dispatch(const struct lapi_hndl *h)
          lapi_rlock_mine(&h->lock);
 }
 
+/* Work of o behind its held lock: the release must wake the idle
+ * dispatcher (armed before this), so say so and look again. */
+static int has_work_or_want(struct lapi_hndl *o)
+{
+  if (has_work(o))
+    return 1;
+  if (!dispatchable(o) || __atomic_load_n(&o->pending, __ATOMIC_SEQ_CST) == 0)
+    return 0;
+  lapi_rlock_want(&o->lock);
+  return has_work(o);
+}
+
 /* Work this thread should do instead of sleeping. */
 static int work_for_me(const struct lapi_hndl *h)
 {
   if (on_dispatcher) {
     unsigned limit = lapi_hndl_limit();
     for (unsigned i = 0; i < limit; i++) {
-      const struct lapi_hndl *o = lapi_hndl_slot(i);
-      if (lapi_hndl_mpe_served(o) && has_work(o))
+      struct lapi_hndl *o = lapi_hndl_slot(i);
+      if (lapi_hndl_mpe_served(o) && has_work_or_want(o))
         return 1;
     }
   }
@@ -257,9 +273,45 @@ static void wait_evt(struct lapi_hndl *h, int (*done)(void *), void *arg)
   __atomic_sub_fetch(&h->evt_sleepers, 1, __ATOMIC_SEQ_CST);
 }
 
+static int64_t mono_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* A thread that runs h's work itself (polling mode, a handler of h) and
+ * waits for the network: poll it in a tight loop for LAPI_POLL_US before
+ * anything sleeps, so that an answer costs neither a wake-up of the
+ * progress thread nor one of ours.  1 if done. */
+static int wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
+{
+  int us = lapi_tight_us();
+  if (us == 0 || h == NULL || on_dispatcher || h->cpe >= 0 ||
+      !lapi_may_dispatch(h) || lapi_tp_tight(h, 1) == 0)
+    return 0;
+  int64_t until = mono_ns() + (int64_t)us * 1000;
+  int ok = 0;
+  for (unsigned i = 1;; i++) {
+    if (done(arg)) {
+      ok = 1;
+      break;
+    }
+    if (lapi_progress(h) > 0)
+      continue;
+    if (i % 16 == 0 && mono_ns() >= until)
+      break;
+    lapi_tight_relax();
+  }
+  lapi_tp_tight(h, 0); /* reads the network once more */
+  return ok || done(arg);
+}
+
 void lapi_wait_until(struct lapi_hndl *h, int (*done)(void *), void *arg,
                      int *mark)
 {
+  if (wait_tight(h, done, arg))
+    return;
   struct lapi_spin sp;
   lapi_spin_start(&sp);
   for (;;) {
@@ -337,15 +389,15 @@ static void *mpe_main(void *arg)
   while (!__atomic_load_n(&mpe.stop, __ATOMIC_SEQ_CST)) {
     if (mpe_poll() > 0 || mpe_spin_window())
       continue;
-    unsigned seq = lapi_bell_arm();
+    unsigned seq = lapi_bell_arm_idle();
     /* Armed: a request pushed from now on rings; one pushed before is
      * found by this last poll. */
     if (__atomic_load_n(&mpe.stop, __ATOMIC_SEQ_CST) || work_for_me(NULL) ||
         poll_transports() > 0) {
-      lapi_bell_disarm();
+      lapi_bell_disarm_idle();
       continue;
     }
-    lapi_bell_sleep(seq, -1);
+    lapi_bell_sleep_idle(seq);
   }
   LAPI_LOG(LAPI_LOG_INFO, "dispatcher stopped");
   return NULL;

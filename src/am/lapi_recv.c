@@ -134,7 +134,7 @@ void lapi_am_recv_complete(struct lapi_am_msg *m, struct lapi_am_dest *d)
 void lapi_am_origin_landed(struct lapi_hndl *h)
 {
   if (__atomic_sub_fetch(&h->outstanding, 1, __ATOMIC_SEQ_CST) == 0) {
-    lapi_bell_ring(); /* a LAPI_Fence may be waiting */
+    lapi_bell_ring_waiters(); /* a LAPI_Fence may be waiting */
     lapi_hndl_notify(h);
   }
 }

@@ -58,11 +58,53 @@ int lapi_spin_limit(void)
  * waiter only delays the thread it waits for (measured: 8-byte Amsend
  * ping-pong between 2 processes on 2 CPUs, 15 us without spinning, 150 us
  * and more with the default spin).  LAPI_SPIN still wins. */
+static int host_procs = 1; /* atomic */
+
 void lapi_spin_hint_procs(int procs)
 {
   pthread_once(&spin_once, spin_read_env);
+  __atomic_store_n(&host_procs, procs > 1 ? procs : 1, __ATOMIC_RELAXED);
   if (!spin_from_env && procs > 1 && spin_cpus < 2 * procs)
     __atomic_store_n(&spin_limit, 0, __ATOMIC_RELAXED);
+}
+
+/* ---------------------------------------------------------- tight poll */
+
+static int tight_us = -1;
+static pthread_once_t tight_once = PTHREAD_ONCE_INIT;
+
+static void tight_read_env(void)
+{
+  tight_us = 100;
+  const char *s = getenv("LAPI_POLL_US");
+  if (s && *s) {
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end == '\0' && v >= 0 && v <= 1000000)
+      tight_us = (int)v;
+    else
+      fprintf(stderr, "lapi: LAPI_POLL_US=%s is not a count of "
+              "microseconds; using %d\n", s, tight_us);
+  }
+}
+
+int lapi_tight_us(void)
+{
+  pthread_once(&tight_once, tight_read_env);
+  return tight_us;
+}
+
+/* A thread that polls the network for the message it waits for keeps
+ * one CPU; with one such thread per process of the host and a CPU for
+ * each, pausing is cheapest; with fewer CPUs the process whose message
+ * is on its way needs ours: yield. */
+void lapi_tight_relax(void)
+{
+  pthread_once(&spin_once, spin_read_env);
+  if (spin_cpus >= __atomic_load_n(&host_procs, __ATOMIC_RELAXED))
+    lapi_cpu_relax();
+  else
+    sched_yield();
 }
 
 void lapi_cpu_relax(void)
@@ -97,10 +139,14 @@ void lapi_futex_wake(int *addr, int n)
 
 /* ------------------------------------------------------------ doorbell */
 
-/* Apart, so ringers reading `sleepers` do not fight over `seq`. */
+/* Apart, so ringers reading the counts do not fight over `seq`.  The
+ * dispatcher's idle sleep counts apart from every other sleeper, so that
+ * the rings of a polling-mode process's data path (its posts, counters
+ * and lock releases) do not wake it for nothing. */
 static struct {
   int seq __attribute__((aligned(64)));
   int sleepers __attribute__((aligned(64)));
+  int idle;
 } bell;
 
 unsigned lapi_bell_arm(void)
@@ -120,12 +166,42 @@ void lapi_bell_sleep(unsigned seq, int ms)
   lapi_bell_disarm();
 }
 
+unsigned lapi_bell_arm_idle(void)
+{
+  __atomic_add_fetch(&bell.idle, 1, __ATOMIC_SEQ_CST);
+  return (unsigned)__atomic_load_n(&bell.seq, __ATOMIC_SEQ_CST);
+}
+
+void lapi_bell_disarm_idle(void)
+{
+  __atomic_sub_fetch(&bell.idle, 1, __ATOMIC_SEQ_CST);
+}
+
+void lapi_bell_sleep_idle(unsigned seq)
+{
+  lapi_futex_wait(&bell.seq, (int)seq, -1);
+  lapi_bell_disarm_idle();
+}
+
+static void bell_wake(void)
+{
+  __atomic_add_fetch(&bell.seq, 1, __ATOMIC_SEQ_CST);
+  lapi_futex_wake(&bell.seq, INT_MAX);
+}
+
 void lapi_bell_ring(void)
+{
+  if (__atomic_load_n(&bell.sleepers, __ATOMIC_SEQ_CST) == 0 &&
+      __atomic_load_n(&bell.idle, __ATOMIC_SEQ_CST) == 0)
+    return;
+  bell_wake();
+}
+
+void lapi_bell_ring_waiters(void)
 {
   if (__atomic_load_n(&bell.sleepers, __ATOMIC_SEQ_CST) == 0)
     return;
-  __atomic_add_fetch(&bell.seq, 1, __ATOMIC_SEQ_CST);
-  lapi_futex_wake(&bell.seq, INT_MAX);
+  bell_wake();
 }
 
 /* -------------------------------------------------------- thread ids */
@@ -144,6 +220,7 @@ void lapi_rlock_init(struct lapi_rlock *l)
   pthread_mutex_init(&l->m, NULL);
   l->owner = 0;
   l->depth = 0;
+  l->wanted = 0;
 }
 
 static void rlock_took(struct lapi_rlock *l)
@@ -181,7 +258,16 @@ void lapi_rlock_unlock(struct lapi_rlock *l)
     return;
   __atomic_store_n(&l->owner, 0, __ATOMIC_SEQ_CST);
   pthread_mutex_unlock(&l->m);
-  lapi_bell_ring();
+  /* The idle dispatcher only if it skipped work behind this lock. */
+  if (__atomic_exchange_n(&l->wanted, 0, __ATOMIC_SEQ_CST))
+    lapi_bell_ring();
+  else
+    lapi_bell_ring_waiters();
+}
+
+void lapi_rlock_want(struct lapi_rlock *l)
+{
+  __atomic_store_n(&l->wanted, 1, __ATOMIC_SEQ_CST);
 }
 
 int lapi_rlock_mine(const struct lapi_rlock *l)

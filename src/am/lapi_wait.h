@@ -26,6 +26,12 @@ int lapi_spin_limit(void);
  * CPUs (unless LAPI_SPIN is set). */
 void lapi_spin_hint_procs(int procs);
 void lapi_cpu_relax(void);
+/* How long a thread that runs its handle's work polls the network before
+ * it sleeps (LAPI_POLL_US, default 100 us), and how it pauses between two
+ * polls (a pause, or a yield when the host's processes outnumber its
+ * CPUs). */
+int lapi_tight_us(void);
+void lapi_tight_relax(void);
 
 /* Sleep while *addr == val, at most ms milliseconds (< 0: no limit). */
 void lapi_futex_wait(int *addr, int val, int ms);
@@ -36,6 +42,14 @@ unsigned lapi_bell_arm(void);
 void lapi_bell_disarm(void);
 void lapi_bell_sleep(unsigned seq, int ms); /* disarms when it returns */
 void lapi_bell_ring(void);
+/* Rings only if a thread other than the idle dispatcher sleeps: for
+ * events that concern waiters only (a counter, a fence, a post to a
+ * handle the dispatcher does not serve). */
+void lapi_bell_ring_waiters(void);
+/* The dispatcher's idle sleep: woken by lapi_bell_ring only. */
+unsigned lapi_bell_arm_idle(void);
+void lapi_bell_disarm_idle(void);
+void lapi_bell_sleep_idle(unsigned seq); /* disarms when it returns */
 
 /* An id of the calling thread, never 0. */
 uintptr_t lapi_self_id(void);
@@ -43,14 +57,16 @@ uintptr_t lapi_self_id(void);
 /*
  * The handle lock: held while handlers of the handle run, recursive (a
  * handler may call LAPI on its own handle), and the lock LAPI_Util's
- * mutex_lock hands to the user.  Releasing it rings the doorbell, since
- * a dispatcher may have skipped the handle while it was held.
+ * mutex_lock hands to the user.  Releasing it rings the doorbell for
+ * waiters, and for the idle dispatcher too if it skipped the handle's
+ * work while the lock was held (lapi_rlock_want).
  */
 struct lapi_rlock {
   pthread_mutex_t m;
   uintptr_t owner; /* lapi_self_id() of the holder, 0 if free */
   pthread_t owner_thread;
   int depth;
+  int wanted;      /* atomic: the dispatcher waits for the release */
 };
 
 void lapi_rlock_init(struct lapi_rlock *l);
@@ -58,6 +74,9 @@ void lapi_rlock_lock(struct lapi_rlock *l);
 int lapi_rlock_trylock(struct lapi_rlock *l); /* 1 if taken */
 void lapi_rlock_unlock(struct lapi_rlock *l);
 int lapi_rlock_mine(const struct lapi_rlock *l);
+/* The caller (the dispatcher) found work behind the held lock: the
+ * release must wake it.  Re-check availability after this. */
+void lapi_rlock_want(struct lapi_rlock *l);
 /* Free, or held by the caller: a dispatcher here could take it. */
 int lapi_rlock_available(const struct lapi_rlock *l);
 /* 1 and *tid = the holder, or 0 if the lock is free. */

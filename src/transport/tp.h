@@ -107,7 +107,17 @@ struct lapi_tp_ops {
    * the handle a thread waits on, or NULL when the dispatcher polls for
    * the whole process. */
   int (*progress)(struct lapi_hndl *h);
+  /* A thread that waits on h and runs h's work itself is about to poll
+   * in a tight loop (on = 1) or has stopped (on = 0).  Returns 1 if the
+   * transport has a network worth polling that way (then the thread's
+   * progress calls read it every time, and peers need not wake a
+   * sleeping progress thread meanwhile), 0 if not.  Optional: a
+   * transport without a network leaves it NULL (lapi_tp_tight). */
+  int (*tight)(struct lapi_hndl *h, int on);
 };
+
+/* Every transport's tight op; returns how many have a network to poll. */
+int lapi_tp_tight(struct lapi_hndl *h, int on);
 
 /* The transport that serves tgt for h (tgt already checked < NUM_TASKS). */
 const struct lapi_tp_ops *lapi_tp_select(const struct lapi_hndl *h,

@@ -82,3 +82,12 @@ const struct lapi_tp_ops *lapi_tp_select(const struct lapi_hndl *h, uint tgt)
     return &lapi_tp_crts;
   return &lapi_tp_ofi;
 }
+
+int lapi_tp_tight(struct lapi_hndl *h, int on)
+{
+  int n = 0;
+  for (unsigned t = 0; t < lapi_tp_count; t++)
+    if (lapi_tp_all[t]->tight) /* optional: only network transports */
+      n += lapi_tp_all[t]->tight(h, on);
+  return n;
+}

@@ -394,11 +394,13 @@ void ofi_bell_unlink(void);
 void ofi_bell_close(void);
 int ofi_bell_on(void);
 void ofi_bell_ring(uint peer);
+void ofi_bell_polled(int delta);
 void ofi_bell_kick(void);
 void ofi_bell_sleep(int ms, int (*poll)(void));
 
 /* ofi_progress.c */
 int ofi_tp_progress(struct lapi_hndl *h);
+int ofi_tp_tight(struct lapi_hndl *h, int on);
 int ofi_progress_start(void);
 void ofi_progress_stop(void);
 void ofi_kick(void);

@@ -30,6 +30,7 @@
 struct ofi_bellpage {
   int seq;      /* futex word (shared, not private) */
   int sleeping; /* the owner's progress thread sleeps on seq */
+  int polled;   /* threads of the owner read its CQ in a tight loop */
 };
 
 static struct ofi_bellpage **pages; /* [ntasks], ours included */
@@ -122,14 +123,27 @@ static void fwake(int *w)
   syscall(SYS_futex, w, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
-/* After a packet to peer was posted. */
+/* After a packet to peer was posted.  A peer with a thread polling its
+ * CQ finds the packet itself: no system call, and its progress thread
+ * stays asleep (ofi_bell_polled). */
 void ofi_bell_ring(uint peer)
 {
   struct ofi_bellpage *p = pages ? pages[peer] : NULL;
-  if (p == NULL || !__atomic_load_n(&p->sleeping, __ATOMIC_SEQ_CST))
+  if (p == NULL || __atomic_load_n(&p->polled, __ATOMIC_SEQ_CST) ||
+      !__atomic_load_n(&p->sleeping, __ATOMIC_SEQ_CST))
     return;
   __atomic_add_fetch(&p->seq, 1, __ATOMIC_SEQ_CST);
   fwake(&p->seq);
+}
+
+/* A thread of ours starts (+1) or stops (-1) polling our CQ in a tight
+ * loop.  Who stops must read the CQ once more afterwards: a sender that
+ * saw it polling did not ring (the usual order: it posted, then read the
+ * count; we lower the count, then read). */
+void ofi_bell_polled(int delta)
+{
+  if (ofi_bell_on())
+    __atomic_add_fetch(&pages[ofi.me]->polled, delta, __ATOMIC_SEQ_CST);
 }
 
 /* Our own bell (senders of this process waking the progress thread). */

@@ -63,9 +63,10 @@ struct ofi_xfer *ofi_xfer_new(enum ofi_role role, uint task,
   x->t_start_ms = ofi_now_ms();
   ofi.xtab[s] = x;
   ofi.xfree_hint = s + 1;
-  if (ofi.xlive++ == 0)
-    ofi_kick(); /* an idle progress thread sleeps without a time limit:
-                   now it must watch for a silent peer */
+  /* No kick: an idle progress thread wakes every IDLE_MS anyway, soon
+   * enough to watch for a silent peer (pings start after >= 1 s), and a
+   * kick per message would cost a ping-pong a thread switch. */
+  ofi.xlive++;
   return x;
 }
 
@@ -692,6 +693,7 @@ const struct lapi_tp_ops lapi_tp_ofi = {
   .get = ofi_get,
   .rmw = ofi_rmw,
   .progress = ofi_tp_progress,
+  .tight = ofi_tp_tight,
 };
 
 /* --------------------------------------------------- arrivals (origin) */

@@ -41,6 +41,7 @@
 #define NAP_BUSY_US 1000
 #define NAP_IDLE_US 20000
 #define WATCH_MS 250
+#define IDLE_MS 1000 /* longest sleep: a transfer begun meanwhile is watched */
 #define POLL_GAP_NS 2000
 
 static int sleeping; /* the thread is about to block or blocks (lock) */
@@ -365,9 +366,9 @@ static void *progress_main(void *arg)
     int again = ofi.retry_head || ofi.ready_head;
     sleeping = 1;
     if (ofi.wait_fd >= 0) {
-      wait_fd(again || ofi.tx_posted ? 1 : busy ? WATCH_MS : -1);
+      wait_fd(again || ofi.tx_posted ? 1 : busy ? WATCH_MS : IDLE_MS);
     } else if (ofi_bell_on() && idle >= 4) {
-      ofi_bell_sleep(again ? 1 : busy ? WATCH_MS : -1, drain_cq);
+      ofi_bell_sleep(again ? 1 : busy ? WATCH_MS : IDLE_MS, drain_cq);
     } else if (idle < 4) {
       idle++;
       pthread_mutex_unlock(&ofi.lock);
@@ -389,6 +390,8 @@ static void *progress_main(void *arg)
  * read the CQ too when the lock is free, which saves the hand-over from
  * the progress thread while traffic flows.  Everything stays under
  * ofi.lock, so completions are still handled one at a time, in order. */
+static __thread int tight_thread; /* this thread polls in a tight loop */
+
 int ofi_tp_progress(struct lapi_hndl *h)
 {
   (void)h;
@@ -396,14 +399,18 @@ int ofi_tp_progress(struct lapi_hndl *h)
     return 0;
   /* Spinning callers poll in tight loops sized for cheap polls: read the
    * CQ at most once per POLL_GAP_NS per thread, so a spin window keeps
-   * its length and does not starve the application on 2 cores. */
+   * its length and does not starve the application on 2 cores.  A tight
+   * poller (ofi_tp_tight) reads it every time: it waits for the network
+   * and nothing else, and its loop is timed, not counted. */
   static __thread int64_t last;
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-  if (now - last < POLL_GAP_NS)
-    return 0;
-  last = now;
+  if (!tight_thread) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    if (now - last < POLL_GAP_NS)
+      return 0;
+    last = now;
+  }
   if (pthread_mutex_trylock(&ofi.lock) != 0)
     return 0;
   int n = 0;
@@ -416,6 +423,37 @@ int ofi_tp_progress(struct lapi_hndl *h)
   }
   pthread_mutex_unlock(&ofi.lock);
   return n;
+}
+
+/* The tp tight op.  While a thread polls the CQ in a tight loop, peers
+ * on this host do not ring our doorbell (ofi_bell_polled), so the
+ * progress thread sleeps on and a message costs no system call and no
+ * thread switch.  When it stops it reads the CQ once more, under the
+ * lock, so that nothing a peer did not ring for is left unread. */
+int ofi_tp_tight(struct lapi_hndl *h, int on)
+{
+  (void)h;
+  if (on) {
+    if (!__atomic_load_n(&ofi.up, __ATOMIC_ACQUIRE) || tight_thread)
+      return 0;
+    tight_thread = 1;
+    ofi_bell_polled(1);
+    return 1;
+  }
+  if (!tight_thread)
+    return 0;
+  tight_thread = 0;
+  ofi_bell_polled(-1);
+  pthread_mutex_lock(&ofi.lock);
+  if (ofi.up) {
+    drain_cq();
+    if (ofi.retry_head)
+      ofi_send_retry();
+    if (ofi.ready_head)
+      ofi_sink_issue();
+  }
+  pthread_mutex_unlock(&ofi.lock);
+  return 0;
 }
 
 int ofi_progress_start(void)
