@@ -45,6 +45,19 @@ void bench_load_average(char *out, size_t len)
   fclose(f);
 }
 
+struct bench_plan bench_plan_of(int quick)
+{
+  struct bench_plan p = {.reps = 11, .min_reps = 5, .min_time = 0.010,
+                         .max_time = 0.3, .max_units = 1L << 22};
+  if (quick) {
+    p.reps = 5;
+    p.min_reps = 3;
+    p.min_time = 0.002;
+    p.max_time = 0.03;
+  }
+  return p;
+}
+
 /* Side 0's next unit count: positive to size again, negative when done. */
 static long next_units(const struct bench_plan *plan, long units, double dt)
 {
@@ -67,21 +80,36 @@ static long next_units(const struct bench_plan *plan, long units, double dt)
   return target;
 }
 
-void bench_measure(const struct bench_plan *plan, bench_run_fn run,
-                   bench_agree_fn agree, void *arg, double *per_unit)
+/* Side 0's repetition count, from the last sizing run. */
+static int reps_for(const struct bench_plan *plan, long units, long sized,
+                    double dt)
 {
-  long units = 1;
+  double rep = dt / (double)sized * (double)units; /* one repetition, s */
+  int reps = plan->reps;
+  if (rep > 0 && rep * reps > plan->max_time)
+    reps = (int)(plan->max_time / rep);
+  return reps < plan->min_reps ? plan->min_reps : reps;
+}
+
+int bench_measure(const struct bench_plan *plan, bench_run_fn run,
+                  bench_agree_fn agree, void *arg, double *per_unit)
+{
+  long units = 1, sized;
+  double dt;
   for (;;) {
-    double dt = run(arg, units);
+    dt = run(arg, units);
     long next = agree(arg, next_units(plan, units, dt));
+    sized = units;
     if (next < 0) {
       units = -next;
       break;
     }
     units = next;
   }
-  for (int r = 0; r < plan->reps; r++)
+  int reps = (int)agree(arg, reps_for(plan, units, sized, dt));
+  for (int r = 0; r < reps; r++)
     per_unit[r] = run(arg, units) / (double)units;
+  return reps;
 }
 
 int bench_sizes(int quick, size_t *sizes)

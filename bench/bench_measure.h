@@ -30,18 +30,26 @@ typedef double (*bench_run_fn)(void *arg, long units);
 typedef long (*bench_agree_fn)(void *arg, long value);
 
 struct bench_plan {
-  int reps;         /* repetitions kept (the median is taken over them) */
+  int reps;         /* repetitions (the median is taken over them) */
+  int min_reps;     /* ... but as few as this when a unit is slow */
   double min_time;  /* seconds one repetition should last at least */
+  double max_time;  /* seconds all repetitions of a figure should take */
   long max_units;   /* never more units than this in one repetition */
 };
 
+/* The plan of every figure: full, or quick (a smoke run of seconds). */
+struct bench_plan bench_plan_of(int quick);
+
 /*
  * Sizes `run` to last plan->min_time on side 0 (the sizing runs are the
- * warm-up), then runs it plan->reps times.  per_unit[r] gets repetition
- * r's seconds per unit (meaningful on side 0).  Collective.
+ * warm-up), then repeats it: plan->reps times, or fewer (not under
+ * min_reps) if that would take more than max_time.  Many short repetitions
+ * rather than a few long ones, so that a burst of load on the shared
+ * machine spoils few of them.  per_unit[r] gets repetition r's seconds per
+ * unit (meaningful on side 0).  Returns the repetitions run.  Collective.
  */
-void bench_measure(const struct bench_plan *plan, bench_run_fn run,
-                   bench_agree_fn agree, void *arg, double *per_unit);
+int bench_measure(const struct bench_plan *plan, bench_run_fn run,
+                  bench_agree_fn agree, void *arg, double *per_unit);
 
 /* Messages in flight in the streaming runs (then one acknowledgement). */
 #define BENCH_WINDOW 64

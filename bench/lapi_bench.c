@@ -28,8 +28,8 @@
  *   targets    the issue's targets with MET / NOT MET
  *
  * With --quick the sizes are 0 and powers of 16 up to 1 MiB.  Each figure
- * is the median of the repetitions (7, or 3 with --quick), each sized to
- * last at least 20 ms (3 ms).  Timing never fails the program; only a LAPI
+ * is the median of the repetitions (bench_plan_of: 11 of >= 10 ms, fewer
+ * for slow units; --quick 5 of >= 2 ms).  Timing never fails the program; only a LAPI
  * error does.
  *
  * Usage: lapirun -n 2 [--provider P] lapi_bench [--provider P] [--quick]
@@ -65,7 +65,7 @@ static struct {
   int quick, csv, intra_cg, verbose;
   const char *raw_path, *mpi_path, *provider;
   struct bench_plan plan;
-} opt = {.plan = {.reps = 7, .min_time = 0.020, .max_units = 1L << 22}};
+} opt;
 
 /* ------------------------------------------------- state of each task */
 
@@ -303,7 +303,7 @@ static double measure(bench_run_fn k, struct op *o)
 {
   double v[MAX_REPS];
   double t0 = bench_now();
-  bench_measure(&opt.plan, k, agree, o, v);
+  int n = bench_measure(&opt.plan, k, agree, o, v);
   if (opt.verbose && me == 0) {
     /* Every repetition, to tell a steady figure from a stalled one. */
     static const char *const kinds[] = {"Amsend", "Put", "Get", "Amsendv",
@@ -315,11 +315,11 @@ static double measure(bench_run_fn k, struct op *o)
     fprintf(stderr, "# %s%s %s %zu B (%.2f s):", kinds[o->kind], lay,
             k == k_pingpong ? "ping-pong" : "stream/copy", o->size,
             bench_now() - t0);
-    for (int r = 0; r < opt.plan.reps; r++)
+    for (int r = 0; r < n; r++)
       fprintf(stderr, " %.3g", v[r]);
     fprintf(stderr, " s/unit\n");
   }
-  return bench_median(v, opt.plan.reps);
+  return bench_median(v, n);
 }
 
 static double half_rtt_us(struct op o) { return measure(k_pingpong, &o) / 2 * 1e6; }
@@ -741,14 +741,15 @@ static void task_main(void *arg)
       printf("what,size,unit,lapi,%s,ratio\n", base_name());
     else if (opt.intra_cg)
       printf("# lapi_bench --intra-cg: 2 CPE tasks of one core group, "
-             "baseline memcpy; %d reps (median) of >= %.0f ms; load "
-             "average %s\n", opt.plan.reps, opt.plan.min_time * 1e3, load);
+             "baseline memcpy; median of %d-%d reps of >= %.0f ms; load "
+             "average %s\n", opt.plan.min_reps, opt.plan.reps,
+             opt.plan.min_time * 1e3, load);
     else
       printf("# lapi_bench: 2 core groups, provider %s, baseline raw "
-             "libfabric%s; %d reps (median) of >= %.0f ms; load average "
-             "%s\n", opt.provider ? opt.provider : "(default)",
-             opt.raw_path ? "" : " (no --raw: no ratios)", opt.plan.reps,
-             opt.plan.min_time * 1e3, load);
+             "libfabric%s; median of %d-%d reps of >= %.0f ms; load "
+             "average %s\n", opt.provider ? opt.provider : "(default)",
+             opt.raw_path ? "" : " (no --raw: no ratios)", opt.plan.min_reps,
+             opt.plan.reps, opt.plan.min_time * 1e3, load);
     fflush(stdout);
   }
   double t0 = bench_now();
@@ -799,8 +800,6 @@ int main(int argc, char **argv)
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) {
       opt.quick = 1;
-      opt.plan.reps = 3;
-      opt.plan.min_time = 0.003;
     } else if (!strcmp(argv[i], "--csv")) {
       opt.csv = 1;
     } else if (!strcmp(argv[i], "--verbose")) {
@@ -817,6 +816,7 @@ int main(int argc, char **argv)
       return usage(argv[0]);
     }
   }
+  opt.plan = bench_plan_of(opt.quick);
   opt.provider = getenv("FI_PROVIDER");
   if (opt.raw_path)
     read_refs(opt.raw_path);

@@ -4,8 +4,8 @@
  * 4 KiB at a pitch of twice the block (the layout of lapi_bench's STRIDED
  * table), and of 1 MiB contiguous, between two ranks; half a round trip.
  *
- * Each figure is the median of the repetitions (7, or 3 with --quick),
- * each sized to last at least 20 ms (3 ms).  Rank 0 prints
+ * Each figure is the median of the repetitions (bench_plan_of: 11 of
+ * >= 10 ms, fewer for slow units; --quick 5 of >= 2 ms).  Rank 0 prints
  * "MPI vec <block> <us>" and "MPI contig <bytes> <us>" lines, which
  * lapi_bench --mpi reads.  Built only where CMake finds an MPI.
  *
@@ -57,9 +57,9 @@ static double half_rtt_us(const struct bench_plan *plan, struct layout *l)
 {
   double v[MAX_REPS];
   MPI_Type_commit(&l->type);
-  bench_measure(plan, run_pingpong, agree, l, v);
+  int n = bench_measure(plan, run_pingpong, agree, l, v);
   MPI_Type_free(&l->type);
-  return bench_median(v, plan->reps) / 2 * 1e6;
+  return bench_median(v, n) / 2 * 1e6;
 }
 
 int main(int argc, char **argv)
@@ -77,9 +77,7 @@ int main(int argc, char **argv)
     MPI_Finalize();
     return 1;
   }
-  struct bench_plan plan = {.reps = quick ? 3 : 7,
-                            .min_time = quick ? 0.003 : 0.020,
-                            .max_units = 1L << 20};
+  struct bench_plan plan = bench_plan_of(quick);
   /* The vector of the smallest block spans twice the payload. */
   sbuf = malloc(2 * TOTAL);
   rbuf = malloc(2 * TOTAL);
@@ -93,8 +91,9 @@ int main(int argc, char **argv)
     MPI_Get_library_version(lib, &len);
     lib[strcspn(lib, ",\n")] = '\0';
     bench_load_average(load, sizeof load);
-    printf("# mpi_vector: %s; %d reps (median) of >= %.0f ms; load average "
-           "%s\n", lib, plan.reps, plan.min_time * 1e3, load);
+    printf("# mpi_vector: %s; median of %d-%d reps of >= %.0f ms; load "
+           "average %s\n", lib, plan.min_reps, plan.reps, plan.min_time * 1e3,
+           load);
   }
   static const int blocks[] = {8, 64, 4096};
   for (int b = 0; b < 3; b++) {

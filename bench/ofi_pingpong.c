@@ -2,7 +2,8 @@
  * ofi_pingpong.c - the raw libfabric baseline of lapi_bench: two CGs of a
  * lapirun job, FI_EP_RDM endpoints of the job's provider (FI_PROVIDER, set
  * by lapirun --provider), addresses exchanged with the lapirun bootstrap,
- * fi_send / fi_recv only, the completion queue busy-polled.
+ * fi_send / fi_recv only, the completion queue busy-polled (after 20 us
+ * without a completion each empty poll yields the core).
  *
  *   lat   ping-pong of 0 B .. 4 MiB, half a round trip (us); every receive
  *         is posted before the message that fills it can leave
@@ -12,8 +13,8 @@
  *   rate  8-byte messages streamed the same way (messages/s)
  *
  * Sizes above the provider's max_msg_size are left out.  Each figure is
- * the median of the repetitions (7, or 3 with --quick), each sized to last
- * at least 20 ms (3 ms).  CG 0 prints one machine-readable line per
+ * the median of the repetitions (bench_plan_of: 11 of >= 10 ms, fewer for
+ * slow units; --quick 5 of >= 2 ms).  CG 0 prints one machine-readable line per
  * figure, "RAW <kind> <size> <value>", which lapi_bench --raw reads.
  * Timing never fails the program; a libfabric error or a peer silent for
  * 30 s does.
@@ -23,6 +24,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,8 +64,9 @@ static void die(const char *what, long rc)
   exit(1);
 }
 
-/* Reads what the completion queue holds; fails on a completion error. */
-static void poll_cq(void)
+/* Reads what the completion queue holds (returns how many); fails on a
+   completion error. */
+static ssize_t poll_cq(void)
 {
   struct fi_cq_msg_entry e[16];
   ssize_t n = fi_cq_read(cq, e, 16);
@@ -82,15 +85,27 @@ static void poll_cq(void)
   } else if (n != -FI_EAGAIN) {
     die("fi_cq_read", n);
   }
+  return n > 0 ? n : 0;
 }
 
-/* Polls until at most `sends` sends and `recvs` receives are pending. */
+/*
+ * Polls until at most `sends` sends and `recvs` receives are pending.
+ * After SPIN_US without a completion every empty poll yields the core: two
+ * processes that only spin, on a machine with more runnable threads than
+ * cores, would otherwise wait out whole time slices (ms) for each other.
+ * A round trip on an idle machine ends well within the spin.
+ */
+#define SPIN_US 20
 static void reap(long sends, long recvs)
 {
-  double dead = bench_now() + 30.0;
+  double last = bench_now(), dead = last + 30.0;
   while (pending_send > sends || pending_recv > recvs) {
-    poll_cq();
-    if (bench_now() > dead) {
+    double now = bench_now();
+    if (poll_cq() > 0)
+      last = now;
+    else if (now - last > SPIN_US * 1e-6)
+      sched_yield();
+    if (now > dead) {
       fprintf(stderr, "ofi_pingpong: CG %d: peer silent for 30 s\n", me);
       exit(1);
     }
@@ -257,9 +272,7 @@ int main(int argc, char **argv)
     return 1;
   }
   me = b->rank;
-  struct bench_plan plan = {.reps = quick ? 3 : 7,
-                            .min_time = quick ? 0.003 : 0.020,
-                            .max_units = 1L << 24};
+  struct bench_plan plan = bench_plan_of(quick);
   sbuf = malloc(BENCH_MAX_SIZE);
   rbuf = malloc(BENCH_MAX_SIZE);
   if (!sbuf || !rbuf) {
@@ -272,8 +285,8 @@ int main(int argc, char **argv)
   if (me == 0) {
     char load[128];
     bench_load_average(load, sizeof load);
-    printf("# %d reps (median) of >= %.0f ms; load average %s\n", plan.reps,
-           plan.min_time * 1e3, load);
+    printf("# median of %d-%d reps of >= %.0f ms; load average %s\n",
+           plan.min_reps, plan.reps, plan.min_time * 1e3, load);
   }
   size_t sizes[BENCH_MAX_SIZES];
   int nsizes = bench_sizes(quick, sizes);
@@ -281,27 +294,24 @@ int main(int argc, char **argv)
   for (int k = 0; k < nsizes; k++) {
     if (sizes[k] > max_msg)
       continue;
-    bench_measure(&plan, run_lat, agree, &sizes[k], v);
+    int n = bench_measure(&plan, run_lat, agree, &sizes[k], v);
     if (me == 0)
-      printf("RAW lat %zu %.3f\n", sizes[k],
-             bench_median(v, plan.reps) / 2 * 1e6);
+      printf("RAW lat %zu %.3f\n", sizes[k], bench_median(v, n) / 2 * 1e6);
     fflush(stdout);
   }
   for (int k = 0; k < nsizes; k++) {
     if (sizes[k] == 0 || sizes[k] > max_msg)
       continue;
-    bench_measure(&plan, run_stream, agree, &sizes[k], v);
+    int n = bench_measure(&plan, run_stream, agree, &sizes[k], v);
     if (me == 0)
       printf("RAW bw %zu %.1f\n", sizes[k],
-             (double)sizes[k] * BENCH_WINDOW / bench_median(v, plan.reps) /
-                 1e6);
+             (double)sizes[k] * BENCH_WINDOW / bench_median(v, n) / 1e6);
     fflush(stdout);
   }
   size_t rate_size = RATE_SIZE;
-  bench_measure(&plan, run_stream, agree, &rate_size, v);
+  int n = bench_measure(&plan, run_stream, agree, &rate_size, v);
   if (me == 0)
-    printf("RAW rate %d %.0f\n", RATE_SIZE,
-           BENCH_WINDOW / bench_median(v, plan.reps));
+    printf("RAW rate %d %.0f\n", RATE_SIZE, BENCH_WINDOW / bench_median(v, n));
   fflush(stdout);
   barrier();
   fi_close(&ep->fid);

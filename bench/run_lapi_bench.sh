@@ -23,8 +23,10 @@ if [ -x "$B/bench/mpi_vector" ] && command -v mpirun >/dev/null; then
     tcp*) btl=self,tcp ;;
     *) btl=self,vader ;;
   esac
-  # Root in a container must be allowed; 2 ranks on however many cores.
+  # Root in a container must be allowed; 2 ranks on however many cores;
+  # yield when idle, as ofi_pingpong does, or a busy machine stalls it.
   if mpirun --allow-run-as-root --oversubscribe -np 2 --mca btl "$btl" \
+       --mca mpi_yield_when_idle 1 \
        "$B/bench/mpi_vector" $quick > "$mpi"; then
     cat "$mpi" >&2
     mpiopt="--mpi $mpi"
