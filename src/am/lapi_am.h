@@ -252,6 +252,11 @@ int lapi_progress(struct lapi_hndl *h);
  */
 void lapi_wait_until(struct lapi_hndl *h, int (*done)(void *), void *arg,
                      int *mark);
+/* Its first phase: an application thread of a process task polls the
+ * network in a tight loop for LAPI_POLL_US (see lapi_wait.h); 1 if
+ * done(arg) became true meanwhile.  Counter waits that do not dispatch
+ * use it too. */
+int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg);
 
 /* Wake the threads that wait on h without dispatching it (CPE tasks:
  * LAPI_Fence, LAPI_Term, flow control): its sends landed or its queue

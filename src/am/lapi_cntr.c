@@ -194,6 +194,8 @@ static int take(void *arg)
  * continues as a dispatching waiter. */
 static void wait_plain(struct lapi_hndl *h, struct take *t, int progress)
 {
+  if (progress && lapi_wait_tight(h, take, t))
+    return;
   struct lapi_spin sp;
   lapi_spin_start(&sp);
   while (lapi_spin_relax(&sp))

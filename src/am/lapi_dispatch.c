@@ -280,17 +280,19 @@ static int64_t mono_ns(void)
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* A thread that runs h's work itself (polling mode, a handler of h) and
- * waits for the network: poll it in a tight loop for LAPI_POLL_US before
- * anything sleeps, so that an answer costs neither a wake-up of the
- * progress thread nor one of ours.  1 if done. */
-static int wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
+/* An application thread of a process task that waits for the network:
+ * poll it in a tight loop for LAPI_POLL_US before anything sleeps, so
+ * that an answer costs no wake-up of the progress thread and none of
+ * ours.  In polling mode (or holding h's lock) it runs h's work too; in
+ * interrupt mode the dispatcher runs it, woken by the post.  1 if done. */
+int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
 {
   int us = lapi_tight_us();
   if (us == 0 || h == NULL || on_dispatcher || h->cpe >= 0 ||
-      !lapi_may_dispatch(h) || lapi_tp_tight(h, 1) == 0)
+      lapi_tp_tight(h, 1) == 0)
     return 0;
-  int64_t until = mono_ns() + (int64_t)us * 1000;
+  int64_t start = mono_ns(), now = start;
+  int64_t until = start + (int64_t)us * 1000;
   int ok = 0;
   for (unsigned i = 1;; i++) {
     if (done(arg)) {
@@ -299,9 +301,9 @@ static int wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
     }
     if (lapi_progress(h) > 0)
       continue;
-    if (i % 16 == 0 && mono_ns() >= until)
+    if (i % 16 == 0 && (now = mono_ns()) >= until)
       break;
-    lapi_tight_relax();
+    lapi_tight_relax(now - start);
   }
   lapi_tp_tight(h, 0); /* reads the network once more */
   return ok || done(arg);
@@ -310,7 +312,7 @@ static int wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
 void lapi_wait_until(struct lapi_hndl *h, int (*done)(void *), void *arg,
                      int *mark)
 {
-  if (wait_tight(h, done, arg))
+  if (lapi_wait_tight(h, done, arg))
     return;
   struct lapi_spin sp;
   lapi_spin_start(&sp);

@@ -95,13 +95,17 @@ int lapi_tight_us(void)
 }
 
 /* A thread that polls the network for the message it waits for keeps
- * one CPU; with one such thread per process of the host and a CPU for
- * each, pausing is cheapest; with fewer CPUs the process whose message
- * is on its way needs ours: yield. */
-void lapi_tight_relax(void)
+ * one CPU.  With a CPU for each process of the host, pausing is cheapest
+ * while the answer is due (a round trip of a few microseconds); later,
+ * or with fewer CPUs than processes, the thread that will send the
+ * answer may need ours (another process of the job, or anybody's on a
+ * shared machine, where a pausing poller would keep it off the CPU for a
+ * whole time slice): yield. */
+void lapi_tight_relax(int64_t waited_ns)
 {
   pthread_once(&spin_once, spin_read_env);
-  if (spin_cpus >= __atomic_load_n(&host_procs, __ATOMIC_RELAXED))
+  if (waited_ns < LAPI_TIGHT_PAUSE_NS &&
+      spin_cpus >= __atomic_load_n(&host_procs, __ATOMIC_RELAXED))
     lapi_cpu_relax();
   else
     sched_yield();

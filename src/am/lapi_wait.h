@@ -26,12 +26,14 @@ int lapi_spin_limit(void);
  * CPUs (unless LAPI_SPIN is set). */
 void lapi_spin_hint_procs(int procs);
 void lapi_cpu_relax(void);
-/* How long a thread that runs its handle's work polls the network before
- * it sleeps (LAPI_POLL_US, default 100 us), and how it pauses between two
- * polls (a pause, or a yield when the host's processes outnumber its
- * CPUs). */
+/* How long a waiting thread polls the network before it sleeps
+ * (LAPI_POLL_US, default 100 us), and how it pauses between two polls
+ * once it has waited waited_ns: a pause for the first
+ * LAPI_TIGHT_PAUSE_NS if every process of the host has a CPU, a yield
+ * after that or else. */
+#define LAPI_TIGHT_PAUSE_NS 10000
 int lapi_tight_us(void);
-void lapi_tight_relax(void);
+void lapi_tight_relax(int64_t waited_ns);
 
 /* Sleep while *addr == val, at most ms milliseconds (< 0: no limit). */
 void lapi_futex_wait(int *addr, int val, int ms);
