@@ -1,6 +1,7 @@
 #!/bin/bash
 # netns.sh LAPIRUN PROGRAM - two core groups in two network namespaces
-# joined by a veth pair, over FI_PROVIDER=tcp;ofi_rxm.
+# joined by a veth pair, over FI_PROVIDER=tcp;ofi_rxm (PROGRAM: ofi_calls,
+# or ofi_netdown, which takes the pair down in the middle of the job).
 #
 # lapirun itself runs in the first namespace, its exchange on that side
 # of the pair, so both CGs reach it; each CG runs in its own namespace
@@ -33,6 +34,8 @@ for i in 0 1; do
     ip -n "$ns-$i" link set lapi0 up &&
     ip -n "$ns-$i" link set lo up || skip "cannot set up the veth pair"
 done
+# ofi_netdown takes the link down and up again by this name.
+export LAPI_TEST_IFACE=lapi0
 out=$(timeout 150 ip netns exec "$ns-0" "$LAPIRUN" -n 2 --label \
   --provider 'tcp;ofi_rxm' --timeout 30 --exchange-addr "10.78.$sub.1" \
   --host-cmd "ip netns exec $ns-{rank}" "$PROG" 2>&1)
