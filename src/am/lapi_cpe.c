@@ -30,12 +30,15 @@
 #include <time.h>
 
 #include "am/lapi_am.h"
+#include "am/lapi_cpe.h"
 #include "crts/crts_engine.h"
 #include "transport/boot/boot.h"
 
 static int mode;               /* enum lapi_cpe_mode, atomic */
 static uint mode_first;        /* cg_first of the CPE tasks, atomic */
 static __thread int ctx_local = -1; /* task the thread acts for, -1: own */
+
+static void served_local(int tid);
 
 /* ------------------------------------------------------------- context */
 
@@ -68,7 +71,11 @@ int lapi_ctx_enter(const struct lapi_hndl *h)
 
 void lapi_ctx_leave(int prev)
 {
+  int served_task = ctx_local;
   ctx_local = prev;
+  if (served_task >= 0 && served_task < CRTS_MAX_SPE_NUM &&
+      __atomic_load_n(&mode, __ATOMIC_RELAXED) == LAPI_MODE_CPE)
+    served_local(served_task);
 }
 
 uint lapi_ctx_task(void)
@@ -255,14 +262,245 @@ static int64_t now_ns(void)
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* ---------------------------------------------- who needs the cores */
+
+/*
+ * CPE tasks and the dispatcher poll while they wait, and on a core shared
+ * with a thread that has work each poll must yield the core.  But a yield
+ * costs 0.2-0.4 us even when nobody takes the core, and one that switches
+ * to a thread which only polls too costs two context switches (0.6-1 us
+ * each here) and keeps the yielder off its core when its answer comes.
+ * So the threads say where they run: every CPE task its core and whether
+ * it polls a wait (`seen`), the dispatcher its core while it polls; and
+ * whoever completes work for a task (moves a counter it may wait on, runs
+ * an item for it) marks that wait served.  The dispatcher keeps its core
+ * -- pauses instead of yielding -- while every task known on its core
+ * polls a wait that is not served; a polling task keeps its core while it
+ * is alone there (the dispatcher known to poll on another core, no other
+ * task on it: two tasks on a core do better taking turns, as the one
+ * whose wait ends is then often running already).  A task that sleeps,
+ * or was never seen, may wake up anywhere: then everybody yields.  A wait
+ * ended by someone who does not mark it (a barrier, another core group) is
+ * found after at most KEEP_CORE_NS, when the thread yields anyway; with
+ * more than KEEP_CORE_TASKS tasks, or several core groups, nobody keeps
+ * its core.  LAPI_CPE_KEEP_CORE=0 turns it off.
+ */
+#define KEEP_CORE_TASKS 8
+#define KEEP_CORE_NS 10000
+#define KEEP_CORE_MAX_NS 200000 /* even while requests keep coming */
+#define MPE_FRESH_NS 3000    /* the dispatcher said where it polls lately */
+#define MPE_PAUSE_NS 250     /* one pausing poll of the dispatcher */
+
+/* seen word: core + 1 (0: unknown), POLLING, ANY (the wait polls the
+ * transports: LAPI_Fence and the like, which any completion may end),
+ * the task's wait number. */
+#define SEEN_CORE_MASK 0xffffu
+#define SEEN_POLLING 0x10000u
+#define SEEN_ANY 0x20000u
+#define SEEN_WAIT_SHIFT 18
+
+/* A task's line, written by the task; the waits served, written by who
+ * serves them (apart: a mark must not take the task's line away). */
+static struct {
+  unsigned seen;   /* atomic */
+} __attribute__((aligned(64))) cores_of[CRTS_MAX_SPE_NUM];
+static unsigned served_wait[CRTS_MAX_SPE_NUM]; /* atomic */
+
+static struct {
+  unsigned core;   /* atomic: core + 1 of the polling dispatcher */
+  int64_t at_ns;   /* atomic: when it said so last */
+} __attribute__((aligned(64))) mpe_seen;
+
+/* A stretch of pauses: since the last progress, since its start. */
+struct keep {
+  int64_t since, first;
+};
+
+/* What only the task itself reads and writes (no TLS lookups). */
+static struct {
+  unsigned wait;   /* its wait number */
+  int slept;       /* its last spin ran out */
+  struct keep keep;
+} __attribute__((aligned(64))) own[CRTS_MAX_SPE_NUM];
+
+static struct keep mpe_keep; /* the dispatcher thread's */
+static int keep_enabled = -1; /* LAPI_CPE_KEEP_CORE, atomic */
+
+static unsigned core_bits(void)
+{
+  int c = sched_getcpu();
+  return c >= 0 && c < (int)SEEN_CORE_MASK ? (unsigned)c + 1 : 0;
+}
+
+static void seen_polling(int tid)
+{
+  unsigned wait = ++own[tid].wait;
+  own[tid].slept = 0;
+  /* Seq_cst, as the counter the task checks next: a thread that moved
+   * it before this store is found by the check, one after it sees the
+   * new wait (served_local). */
+  __atomic_store_n(&cores_of[tid].seen,
+                   core_bits() | SEEN_POLLING | wait << SEEN_WAIT_SHIFT,
+                   __ATOMIC_SEQ_CST);
+}
+
+/* The wait is over (asleep 0), or the task goes to sleep (asleep 1): it
+ * may wake up on any core. */
+static void seen_idle(int tid, int asleep)
+{
+  unsigned w = asleep ? 0 : core_bits() | own[tid].wait << SEEN_WAIT_SHIFT;
+  __atomic_store_n(&cores_of[tid].seen, w, __ATOMIC_RELEASE);
+  own[tid].keep.since = own[tid].keep.first = 0;
+}
+
+void lapi_cpe_running(void)
+{
+  int tid = crts_engine_cpe_tid();
+  if (tid < 0)
+    return;
+  /* Usually unchanged: no store, the line stays shared with the MPE. */
+  unsigned w = core_bits() | own[tid].wait << SEEN_WAIT_SHIFT;
+  if (__atomic_load_n(&cores_of[tid].seen, __ATOMIC_RELAXED) != w)
+    __atomic_store_n(&cores_of[tid].seen, w, __ATOMIC_RELEASE);
+}
+
+void lapi_cpe_polls_any(void)
+{
+  int tid = crts_engine_cpe_tid();
+  if (tid < 0)
+    return;
+  unsigned w = __atomic_load_n(&cores_of[tid].seen, __ATOMIC_RELAXED);
+  if ((w & SEEN_POLLING) && !(w & SEEN_ANY))
+    __atomic_store_n(&cores_of[tid].seen, w | SEEN_ANY, __ATOMIC_SEQ_CST);
+}
+
+static void served_local(int tid)
+{
+  unsigned w = __atomic_load_n(&cores_of[tid].seen, __ATOMIC_SEQ_CST);
+  unsigned wait = w >> SEEN_WAIT_SHIFT;
+  if (__atomic_load_n(&served_wait[tid], __ATOMIC_RELAXED) != wait)
+    __atomic_store_n(&served_wait[tid], wait, __ATOMIC_RELAXED);
+}
+
+void lapi_cpe_served(const struct lapi_hndl *h)
+{
+  if (h->cpe >= 0 && h->cpe < CRTS_MAX_SPE_NUM)
+    served_local(h->cpe);
+}
+
+void lapi_cpe_landed(const struct lapi_hndl *h)
+{
+  if (h->cpe < 0 || h->cpe >= CRTS_MAX_SPE_NUM ||
+      __atomic_load_n(&h->outstanding, __ATOMIC_SEQ_CST) != 0)
+    return;
+  if (__atomic_load_n(&cores_of[h->cpe].seen, __ATOMIC_SEQ_CST) & SEEN_ANY)
+    served_local(h->cpe);
+}
+
+static int keep_allowed(void)
+{
+  int on = __atomic_load_n(&keep_enabled, __ATOMIC_RELAXED);
+  if (on < 0) {
+    const char *e = getenv("LAPI_CPE_KEEP_CORE");
+    on = !(e && strcmp(e, "0") == 0);
+    __atomic_store_n(&keep_enabled, on, __ATOMIC_RELAXED);
+  }
+  return on;
+}
+
+/*
+ * May the calling thread (CPE self, or -1: the dispatcher) pause on its
+ * core, core + 1 being mine: does no other thread on it have work?  A
+ * task: is it alone there?
+ */
+static int nobody_else_here(int self, unsigned mine, int64_t now)
+{
+  int n = crts_engine_group_size();
+  if (n <= 0 || n > KEEP_CORE_TASKS || lapi_job()->num_tasks != 1 ||
+      mine == 0)
+    return 0;
+  if (self >= 0) {
+    unsigned mc = __atomic_load_n(&mpe_seen.core, __ATOMIC_RELAXED);
+    int64_t at = __atomic_load_n(&mpe_seen.at_ns, __ATOMIC_RELAXED);
+    if (mc == 0 || mc == mine || now - at > MPE_FRESH_NS)
+      return 0;
+  }
+  for (int t = 0; t < n; t++) {
+    if (t == self)
+      continue;
+    unsigned w = __atomic_load_n(&cores_of[t].seen, __ATOMIC_SEQ_CST);
+    unsigned core = w & SEEN_CORE_MASK;
+    if (core == 0)
+      return 0; /* asleep or never seen: it may wake up here */
+    if (core != mine)
+      continue;
+    /* A task keeps its core from pollers only: two tasks that share a
+     * core take turns by yielding, so that the one whose wait ends is
+     * often running already (keeping it would cost a switch each time). */
+    if (self >= 0 || !(w & SEEN_POLLING) ||
+        __atomic_load_n(&served_wait[t], __ATOMIC_RELAXED) ==
+            w >> SEEN_WAIT_SHIFT)
+      return 0;
+  }
+  return 1;
+}
+
+/* nobody_else_here, for at most KEEP_CORE_NS without progress and
+ * KEEP_CORE_MAX_NS in all: then yield once (a thread we do not know of
+ * may wait for the core) and keep it again. */
+static int keep_core(struct keep *k, int self, unsigned mine, int64_t now)
+{
+  if (!keep_allowed() || !nobody_else_here(self, mine, now)) {
+    k->since = k->first = 0;
+    return 0;
+  }
+  if (k->first == 0)
+    k->first = now;
+  if (k->since == 0)
+    k->since = now;
+  if (now - k->since < KEEP_CORE_NS && now - k->first < KEEP_CORE_MAX_NS)
+    return 1;
+  k->since = k->first = 0;
+  return 0;
+}
+
+static void task_relax(void)
+{
+  int tid = crts_engine_cpe_tid();
+  unsigned mine = core_bits();
+  unsigned w = __atomic_load_n(&cores_of[tid].seen, __ATOMIC_RELAXED);
+  if ((w & SEEN_CORE_MASK) != mine) /* it moved */
+    __atomic_store_n(&cores_of[tid].seen, (w & ~SEEN_CORE_MASK) | mine,
+                     __ATOMIC_SEQ_CST);
+  if (keep_core(&own[tid].keep, tid, mine, now_ns()))
+    lapi_cpu_relax();
+  else
+    crts_engine_relax(); /* a yield when the threads outnumber the cores */
+}
+
+
+/* The spin ran out: the task sleeps next, nobody knows on which core it
+ * will wake up. */
+static int spin_over(struct lapi_spin *s)
+{
+  if (s->cpe) {
+    int tid = crts_engine_cpe_tid();
+    seen_idle(tid, 1);
+    own[tid].slept = 1;
+  }
+  return 0;
+}
+
 void lapi_spin_start(struct lapi_spin *s)
 {
-  s->cpe = crts_engine_cpe_tid() >= 0;
+  int tid = crts_engine_cpe_tid();
+  s->cpe = tid >= 0;
   s->until_ns = 0;
   if (!s->cpe) {
     s->left = lapi_spin_limit();
     return;
   }
+  seen_polling(tid);
   pthread_once(&spin_once, spin_settings);
   s->left = crts_engine_spin_limit();
   if (spin_us == 0)
@@ -277,11 +515,13 @@ int lapi_spin_relax(struct lapi_spin *s)
 {
   if (s->until_ns) {
     if (now_ns() >= s->until_ns)
-      return 0;
+      return spin_over(s);
   } else if (s->left-- <= 0) {
-    return 0;
+    return spin_over(s);
   }
-  if (s->cpe)
+  if (s->until_ns)
+    task_relax(); /* a long spin: pause or yield (who needs the cores) */
+  else if (s->cpe)
     crts_engine_relax(); /* a yield when the threads outnumber the cores */
   else
     lapi_cpu_relax();
@@ -290,6 +530,12 @@ int lapi_spin_relax(struct lapi_spin *s)
 
 void lapi_spin_end(struct lapi_spin *s)
 {
+  if (s->cpe) {
+    int tid = crts_engine_cpe_tid();
+    if (!own[tid].slept)
+      seen_idle(tid, 0);
+    own[tid].slept = 0;
+  }
   if (s->until_ns) {
     __atomic_sub_fetch(&long_spinners, 1, __ATOMIC_SEQ_CST);
     s->until_ns = 0;
@@ -310,10 +556,31 @@ int lapi_mpe_spins(void)
 
 void lapi_mpe_relax(void)
 {
-  if (lapi_cpe_mode() == LAPI_MODE_CPE && crts_engine_initialized())
-    crts_engine_relax();
-  else
+  if (lapi_cpe_mode() != LAPI_MODE_CPE || !crts_engine_initialized()) {
     lapi_cpu_relax();
+    return;
+  }
+  int64_t t0 = now_ns();
+  unsigned mine = core_bits();
+  /* Where it polls, for the tasks' keep_core; stores only on news. */
+  if (__atomic_load_n(&mpe_seen.core, __ATOMIC_RELAXED) != mine)
+    __atomic_store_n(&mpe_seen.core, mine, __ATOMIC_RELAXED);
+  if (t0 - __atomic_load_n(&mpe_seen.at_ns, __ATOMIC_RELAXED) >
+      MPE_FRESH_NS / 3)
+    __atomic_store_n(&mpe_seen.at_ns, t0, __ATOMIC_RELAXED);
+  if (!keep_core(&mpe_keep, -1, mine, t0)) {
+    crts_engine_relax();
+    return;
+  }
+  /* A short pause poll (the clock is slower than a pause); the caller
+   * then looks at everything.  A request is progress: the stretch
+   * without progress starts again, the whole stretch goes on. */
+  for (unsigned i = 1; !crts_tp_queued(); i++) {
+    if (i % 4 == 0 && now_ns() - t0 >= MPE_PAUSE_NS)
+      return;
+    lapi_cpu_relax();
+  }
+  mpe_keep.since = 0;
 }
 
 /* --------------------------------------------------- counter sleepers */

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "am/lapi_cpe.h"
 #include "transport/crts_tp.h"
 
 #define CRTS_MAX_PKT 65536
@@ -97,6 +98,7 @@ void crts_tp_op_free(struct crts_op *op)
 
 void crts_tp_push(struct crts_op *op)
 {
+  lapi_cpe_running(); /* where the sender runs: see keep_core */
   struct crts_op *old = atomic_load_explicit(&queue.head,
                                              memory_order_relaxed);
   do
@@ -107,6 +109,11 @@ void crts_tp_push(struct crts_op *op)
   /* Seq_cst push, then the doorbell's sleeper count: a dispatcher that
    * armed the bell before polls again and finds the op (lapi_wait.h). */
   lapi_bell_ring();
+}
+
+int crts_tp_queued(void)
+{
+  return atomic_load_explicit(&queue.head, memory_order_relaxed) != NULL;
 }
 
 static void run(struct crts_op *op)
@@ -121,9 +128,12 @@ static void run(struct crts_op *op)
  * run handlers or move bytes themselves. */
 static int crts_progress(struct lapi_hndl *h)
 {
-  (void)h;
-  if (!lapi_dispatch_on_thread() ||
-      atomic_load_explicit(&queue.head, memory_order_relaxed) == NULL)
+  if (!lapi_dispatch_on_thread()) {
+    if (h)
+      lapi_cpe_polls_any(); /* a waiting task: see keep_core */
+    return 0;
+  }
+  if (atomic_load_explicit(&queue.head, memory_order_relaxed) == NULL)
     return 0;
   struct crts_op *lifo = atomic_exchange_explicit(&queue.head, NULL,
                                                   memory_order_acquire);

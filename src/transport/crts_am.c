@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "am/lapi_cpe.h"
 #include "transport/crts_tp.h"
 #include "vec/lapi_vec.h"
 
@@ -108,6 +109,11 @@ static void am_run(struct lapi_item *it)
     return;
   }
   lapi_am_recv_complete(&op->msg, &d);
+  /* The target is marked when the item ends (lapi_ctx_leave). */
+  if (op->org_cntr || op->cmpl_cntr)
+    lapi_cpe_served(op->org);
+  else
+    lapi_cpe_landed(op->org);
   origin_end(op);
 }
 

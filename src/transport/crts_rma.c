@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "am/lapi_cpe.h"
 #include "crts/crts_engine.h"
 #include "transport/crts_tp.h"
 
@@ -114,6 +115,8 @@ static int direct(struct lapi_hndl *h, struct lapi_hndl *t,
   if (tc)
     lapi_cntr_bump(tc, (int)h->task_id);
   lapi_am_notify_fire(h, note);
+  if (tc)
+    lapi_cpe_served(t);
   return 1;
 }
 
@@ -319,5 +322,11 @@ void crts_tp_rma_run(struct crts_op *c)
     lapi_cntr_bump(c->tgt_cntr, (int)c->org->task_id);
   lapi_am_origin_landed(c->org);
   lapi_am_notify_fire(c->org, &c->note);
+  if (c->tgt_cntr)
+    lapi_cpe_served(c->tgt);
+  if (c->note.org_cntr || c->note.cmpl_cntr || c->kind == CRTS_OP_GET)
+    lapi_cpe_served(c->org); /* a get's data landed at the origin */
+  else
+    lapi_cpe_landed(c->org);
   crts_tp_op_free(c);
 }
