@@ -217,6 +217,7 @@ struct ofi_xfer {
   struct lapi_item it;       /* first: MPE work of this transfer */
   int item_queued;           /* it is on the handle's queue */
   int in_ready;              /* on ofi.ready_head (sink work to issue) */
+  int exposed;               /* counted in ofi.exposed */
   uint64_t id;               /* (generation << 32) | slot */
   enum ofi_role role;
   int kind;                  /* enum ofi_kind for SOURCE / SINK */
@@ -356,6 +357,8 @@ struct ofi_state {
   struct ofi_buf *retry_head, *retry_tail; /* sends that got EAGAIN */
   struct ofi_buf *recv_bufs; /* all posted receive buffers (array) */
   long tx_posted;            /* sends waiting for their completion */
+  long reads_posted;         /* RMA reads waiting for their completion */
+  long exposed;              /* source transfers peers read by RMA */
 
   struct ofi_xfer **xtab;    /* transfers by slot */
   uint32_t *xgen;

@@ -99,6 +99,8 @@ void ofi_xfer_free(struct ofi_xfer *x)
       }
     }
   }
+  if (x->exposed)
+    ofi.exposed--;
   for (uint k = 0; k < x->nmr; k++)
     ofi_mr_close(x->mrs[k]);
   free(x->mrs);
@@ -437,6 +439,8 @@ static void choose_mode(struct ofi_xfer *x)
   }
   if (rma_prepare(x) == 0) {
     x->mode = OFI_MODE_RMA;
+    x->exposed = 1;
+    ofi.exposed++;
     return;
   }
   rma_unprepare(x);

@@ -139,6 +139,7 @@ static void completion(void *ctx, size_t len)
     repost((struct ofi_buf *)c);
     break;
   case OFI_C_READ:
+    ofi.reads_posted--;
     ofi_on_read_done((struct ofi_read *)c, 0);
     break;
   default:
@@ -176,6 +177,7 @@ static void completion_error(void)
     repost((struct ofi_buf *)c);
     break;
   case OFI_C_READ:
+    ofi.reads_posted--;
     ofi_on_read_done((struct ofi_read *)c, e.err ? e.err : FI_EIO);
     break;
   default:
@@ -362,14 +364,23 @@ static void *progress_main(void *arg)
       continue;
     }
     int busy = ofi.tx_posted || ofi.retry_head || ofi.xlive;
-    /* something waits for a retry: come back soon */
-    int again = ofi.retry_head || ofi.ready_head;
+    /* something waits for a retry, or our own reads complete without a
+     * ring: come back soon */
+    int again = ofi.retry_head || ofi.ready_head || ofi.reads_posted;
+    /* RMA reads in flight either way and no wait object: shm serves a
+     * read through the owner's endpoint (the CMA copy runs when the
+     * owner progresses) and its answer reaches the reader's CQ without a
+     * ring, so a sleep on either side would stall each read for a
+     * wake-up.  Poll, yielding, until they are done (FINs end it at the
+     * owner, completions at the reader; the watchdog if a peer is gone). */
+    int serve = (ofi.exposed || ofi.reads_posted || ofi.ready_head) &&
+                ofi.wait_fd < 0;
     sleeping = 1;
     if (ofi.wait_fd >= 0) {
       wait_fd(again || ofi.tx_posted ? 1 : busy ? WATCH_MS : IDLE_MS);
-    } else if (ofi_bell_on() && idle >= 4) {
+    } else if (ofi_bell_on() && idle >= 4 && !serve) {
       ofi_bell_sleep(again ? 1 : busy ? WATCH_MS : IDLE_MS, drain_cq);
-    } else if (idle < 4) {
+    } else if (idle < 4 || serve) {
       idle++;
       pthread_mutex_unlock(&ofi.lock);
       sched_yield();

@@ -794,8 +794,12 @@ static int issue_read(struct ofi_xfer *x)
     return rc;
   }
   ofi.st.reads++;
+  ofi.reads_posted++;
   x->issued += bytes;
   x->inflight++;
+  /* Its completion comes to our CQ and nobody rings for it: make sure
+   * the progress thread (or a thread polling our CQ) looks soon. */
+  ofi_kick();
   return 0;
 }
 
