@@ -286,7 +286,7 @@ static int64_t now_ns(void)
  * its core.  LAPI_CPE_KEEP_CORE=0 turns it off.
  */
 #define KEEP_CORE_TASKS 8
-#define KEEP_CORE_NS 10000
+#define KEEP_CORE_NS 3000 /* also bounds what a stale `seen` costs */
 #define KEEP_CORE_MAX_NS 200000 /* even while requests keep coming */
 #define MPE_FRESH_NS 3000    /* the dispatcher said where it polls lately */
 #define MPE_PAUSE_NS 250     /* one pausing poll of the dispatcher */
