@@ -148,13 +148,17 @@ static struct {
   unsigned seq[CRTS_MAX_SPE_NUM]; /* collectives per local task */
 } coll;
 
+static void seen_asleep(void);
+
 static void cg_barrier(const struct lapi_hndl *h)
 {
+  seen_asleep(); /* it may sleep, and wake up on any core */
   crts_engine_barrier(&coll.bar, h->cg_tasks);
 }
 
 void lapi_cpe_barrier_cg(uint count)
 {
+  seen_asleep();
   crts_engine_barrier(&coll.bar, count);
 }
 
@@ -354,6 +358,13 @@ static void seen_idle(int tid, int asleep)
   own[tid].keep.since = own[tid].keep.first = 0;
 }
 
+static void seen_asleep(void)
+{
+  int tid = crts_engine_cpe_tid();
+  if (tid >= 0)
+    seen_idle(tid, 1);
+}
+
 void lapi_cpe_running(void)
 {
   int tid = crts_engine_cpe_tid();
@@ -475,7 +486,8 @@ static int keep_core(struct keep *k, int self, unsigned mine, int64_t now)
  * of the dispatcher and a task handing one core back and forth (two
  * switches, nothing overlaps).  Only when the tasks are as many as the
  * cores (one thread too many: some core is shared, better by tasks than
- * by the dispatcher), at most every MOVE_EVERY_NS per task; a move keeps
+ * by the dispatcher), only to a core where another task polls, at most
+ * every MOVE_EVERY_NS per task; a move keeps
  * the task's allowed cores (it is a hint, not a pinning: the load
  * balancer takes the task back when the dispatcher's core goes idle).
  */
@@ -490,18 +502,24 @@ static void leave_mpe_core(int tid, unsigned mine, int64_t now)
       n != spin_cores || lapi_job()->num_tasks != 1 ||
       now - own[tid].moved_ns < MOVE_EVERY_NS)
     return;
-  own[tid].moved_ns = now;
+  /* Only to a core where another task polls too: a core none of ours
+   * runs on may be busy with another program's thread. */
+  unsigned to = 0;
+  for (int t = 0; t < n && to == 0; t++) {
+    unsigned w = __atomic_load_n(&cores_of[t].seen, __ATOMIC_SEQ_CST);
+    unsigned core = w & SEEN_CORE_MASK;
+    if (t != tid && (w & SEEN_POLLING) && core != 0 && core != mc)
+      to = core;
+  }
   cpu_set_t allowed, one;
-  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+  if (to == 0 || sched_getaffinity(0, sizeof allowed, &allowed) != 0 ||
+      !CPU_ISSET((int)to - 1, &allowed))
     return;
-  for (int c = 0; c < CPU_SETSIZE; c++)
-    if (CPU_ISSET(c, &allowed) && (unsigned)c + 1 != mc) {
-      CPU_ZERO(&one);
-      CPU_SET(c, &one);
-      if (sched_setaffinity(0, sizeof one, &one) == 0)
-        sched_setaffinity(0, sizeof allowed, &allowed);
-      return;
-    }
+  own[tid].moved_ns = now;
+  CPU_ZERO(&one);
+  CPU_SET((int)to - 1, &one);
+  if (sched_setaffinity(0, sizeof one, &one) == 0)
+    sched_setaffinity(0, sizeof allowed, &allowed);
 }
 
 static void task_relax(void)
