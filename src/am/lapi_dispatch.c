@@ -299,8 +299,10 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
       ok = 1;
       break;
     }
-    if (lapi_progress(h) > 0)
+    if (lapi_progress(h) > 0) {
+      lapi_tp_tight(h, 1); /* again, if a handler's own wait ended it */
       continue;
+    }
     if (i % 16 == 0 && (now = mono_ns()) >= until)
       break;
     lapi_tight_relax(now - start);

@@ -215,9 +215,10 @@ struct ofi_vec {
 
 struct ofi_xfer {
   struct lapi_item it;       /* first: MPE work of this transfer */
-  int item_queued;           /* it is on the handle's queue */
+  int item_queued;           /* an item owns it: queued or running */
   int in_ready;              /* on ofi.ready_head (sink work to issue) */
   int exposed;               /* counted in ofi.exposed */
+  long reads_out;            /* its RMA reads in ofi.reads_posted */
   uint64_t id;               /* (generation << 32) | slot */
   enum ofi_role role;
   int kind;                  /* enum ofi_kind for SOURCE / SINK */
@@ -308,7 +309,10 @@ struct ofi_peer {
   int64_t last_rx_ms;
   int64_t ping_ms;
   int queued;                /* our packets in the retry queue */
+  long tx_posted;            /* our sends to it awaiting completion */
   unsigned blocked_pass;     /* retry pass in which a post got EAGAIN */
+  int fail_pending;          /* a send to it failed: ofi_fail_pending */
+  char fail_why[96];
 };
 
 struct ofi_stats {
@@ -359,6 +363,8 @@ struct ofi_state {
   long tx_posted;            /* sends waiting for their completion */
   long reads_posted;         /* RMA reads waiting for their completion */
   long exposed;              /* source transfers peers read by RMA */
+  int fail_pending;          /* some peer has fail_pending set */
+  unsigned gen;              /* endpoint lives so far (tight pollers) */
 
   struct ofi_xfer **xtab;    /* transfers by slot */
   uint32_t *xgen;
@@ -408,6 +414,9 @@ int ofi_progress_start(void);
 void ofi_progress_stop(void);
 void ofi_kick(void);
 void ofi_peer_fail(uint peer, int code, const char *why);
+/* Declare gone the peers whose sends failed (never from inside a send:
+ * its callers hold transfers the sweep would free). */
+void ofi_fail_pending(void);
 /* The handle's error handler hears of it, in MPE context. */
 void ofi_report(struct lapi_hndl *h, int code, lapi_err_t type, uint peer,
                 const char *why);

@@ -2,8 +2,8 @@
  * ofi_bell.c - a doorbell between the core groups of one host.
  *
  * Providers without a CQ wait object (shm, udp;ofi_rxd) cannot block a
- * progress thread until a message comes.  When every CG of the job is on
- * this host, each CG publishes one shared page (POSIX shared memory named
+ * progress thread until a message comes.  For shm (every CG of the job
+ * on this host), each CG publishes one shared page (POSIX shared memory named
  * after the job key and its rank) holding a futex word and a "sleeping"
  * flag; its progress thread sleeps on that word, and a sender that has
  * just posted a packet to it rings it (one system call, only when the
@@ -60,7 +60,12 @@ static struct ofi_bellpage *map(const char *name, int create)
 /* Create our page (before the address exchange). 0, or -1: no bell. */
 int ofi_bell_create(const struct lapi_boot *b)
 {
-  if (b->local_size != b->size || getenv("LAPI_OFI_NO_BELL"))
+  /* shm only: its packets are all ours, so a ring after each post wakes
+   * the peer whenever it has something to do.  Other providers without a
+   * wait object (udp;ofi_rxd) carry traffic of their own (handshakes,
+   * segments, acknowledgements) that needs progress and never rings. */
+  if (b->local_size != b->size || getenv("LAPI_OFI_NO_BELL") ||
+      strcmp(ofi.prov, "shm") != 0)
     return -1;
   pages = calloc(ofi.ntasks, sizeof *pages);
   if (pages == NULL)

@@ -446,8 +446,10 @@ static int open_endpoint(struct lapi_boot *b)
     rc = post_recvs();
   if (rc == LAPI_SUCCESS)
     rc = ofi_progress_start();
-  if (rc == LAPI_SUCCESS)
+  if (rc == LAPI_SUCCESS) {
+    ofi.gen++; /* tight pollers of an earlier endpoint count no more */
     __atomic_store_n(&ofi.up, 1, __ATOMIC_RELEASE);
+  }
   if (rc != LAPI_SUCCESS) {
     close_all();
     return rc;
@@ -499,9 +501,15 @@ int ofi_tp_init(struct lapi_hndl *h)
   return LAPI_SUCCESS;
 }
 
+/* Every packet to a peer that is not gone has left. */
 static int sends_flushed(void)
 {
-  return ofi.tx_posted == 0 && ofi.retry_head == NULL;
+  for (uint t = 0; t < ofi.ntasks; t++) {
+    const struct ofi_peer *p = &ofi.peers[t];
+    if (!p->failed && !p->fail_pending && (p->tx_posted || p->queued))
+      return 0;
+  }
+  return 1;
 }
 
 void ofi_tp_fini(struct lapi_hndl *h)
@@ -513,13 +521,15 @@ void ofi_tp_fini(struct lapi_hndl *h)
     pthread_mutex_unlock(&ofi.lock);
     return;
   }
+  int tmo = ofi_timeout_s(); /* this handle's TIMEOUT counts too */
   ofi.hmap[h->slot] = NULL;
   int last = --ofi.users == 0;
   pthread_mutex_unlock(&ofi.lock);
   if (!last)
     return;
-  /* Our last FINs must leave before the endpoint closes. */
-  int64_t end = ofi_now_ms() + 1000L * ofi_timeout_s();
+  /* Our last FINs must leave before the endpoint closes, for at most
+   * TIMEOUT (a peer that stopped answering keeps its packets). */
+  int64_t end = ofi_now_ms() + 1000L * tmo;
   for (;;) {
     pthread_mutex_lock(&ofi.lock);
     int done = sends_flushed();

@@ -101,6 +101,7 @@ void ofi_xfer_free(struct ofi_xfer *x)
   }
   if (x->exposed)
     ofi.exposed--;
+  ofi.reads_posted -= x->reads_out; /* their completions may never come */
   for (uint k = 0; k < x->nmr; k++)
     ofi_mr_close(x->mrs[k]);
   free(x->mrs);
@@ -142,6 +143,11 @@ void ofi_credit_release(uint peer)
 {
   struct ofi_peer *p = &ofi.peers[peer];
   p->credits++;
+  /* Nothing starts towards a peer that is gone: the sweep of
+   * ofi_peer_fail fails what waits (launching it would report success
+   * for a message that never left). */
+  if (p->failed || p->fail_pending)
+    return;
   while (p->credits > 0 && p->wq_head) {
     struct ofi_xfer *x = p->wq_head;
     p->wq_head = x->next;
@@ -216,6 +222,16 @@ static void am_sent(struct ofi_xfer *x, int reason)
   lapi_am_post(x->h, &s->it);
 }
 
+/* A put that failed: its memory is free again, so org_cntr moves and
+ * its LAPI_Xfer send handler hears the code (both kept in x->note). */
+static void put_sent_failed(struct ofi_xfer *x, int code)
+{
+  x->org_cntr = x->note.org_cntr;
+  x->shdlr = x->note.shdlr;
+  x->sinfo = x->note.sinfo;
+  am_sent(x, code);
+}
+
 /* PUT, GET, RMW: completion handlers, org_cntr, cmpl_cntr. */
 void ofi_note_fire(struct ofi_xfer *x)
 {
@@ -237,8 +253,7 @@ void ofi_fail_xfer(struct ofi_xfer *x, int code)
       am_sent(x, code); /* our memory is free again; cmpl_cntr never */
     } else if (x->kind == OFI_K_PUT) {
       lapi_am_origin_landed(x->h);
-      if (!x->sent_fired)
-        lapi_am_origin_sent(x->h, x->task, x->org_cntr, NULL, NULL, code);
+      put_sent_failed(x, code);
     }
     break;
   case OFI_R_GET:
@@ -748,8 +763,7 @@ void ofi_on_fin(const struct ofi_fin *f)
       ofi_note_fire(x);
     } else {
       lapi_am_origin_landed(x->h);
-      lapi_am_origin_sent(x->h, x->task, x->note.org_cntr, NULL, NULL,
-                          f->status);
+      put_sent_failed(x, f->status);
     }
     break;
   case OFI_K_GETREPLY:

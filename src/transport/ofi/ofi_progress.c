@@ -132,6 +132,7 @@ static void completion(void *ctx, size_t len)
   switch (c->kind) {
   case OFI_C_SEND:
     ofi.tx_posted--;
+    ofi.peers[((struct ofi_buf *)c)->peer].tx_posted--;
     ofi_buf_put((struct ofi_buf *)c);
     break;
   case OFI_C_RECV:
@@ -139,7 +140,6 @@ static void completion(void *ctx, size_t len)
     repost((struct ofi_buf *)c);
     break;
   case OFI_C_READ:
-    ofi.reads_posted--;
     ofi_on_read_done((struct ofi_read *)c, 0);
     break;
   default:
@@ -166,6 +166,7 @@ static void completion_error(void)
     struct ofi_buf *b = (struct ofi_buf *)c;
     uint peer = b->peer;
     ofi.tx_posted--;
+    ofi.peers[peer].tx_posted--;
     ofi_buf_put(b);
     ofi_peer_fail(peer, LAPI_ERR_SEND_INCOMP, why);
     break;
@@ -177,7 +178,6 @@ static void completion_error(void)
     repost((struct ofi_buf *)c);
     break;
   case OFI_C_READ:
-    ofi.reads_posted--;
     ofi_on_read_done((struct ofi_read *)c, e.err ? e.err : FI_EIO);
     break;
   default:
@@ -352,6 +352,7 @@ static void *progress_main(void *arg)
     int n = drain_cq();
     ofi_send_retry();
     ofi_sink_issue();
+    ofi_fail_pending();
     if (ofi.xlive)
       watchdog();
     if (n > 0) {
@@ -431,6 +432,7 @@ int ofi_tp_progress(struct lapi_hndl *h)
       ofi_send_retry();
     if (ofi.ready_head)
       ofi_sink_issue();
+    ofi_fail_pending();
   }
   pthread_mutex_unlock(&ofi.lock);
   return n;
@@ -440,28 +442,44 @@ int ofi_tp_progress(struct lapi_hndl *h)
  * on this host do not ring our doorbell (ofi_bell_polled), so the
  * progress thread sleeps on and a message costs no system call and no
  * thread switch.  When it stops it reads the CQ once more, under the
- * lock, so that nothing a peer did not ring for is left unread. */
+ * lock, so that nothing a peer did not ring for is left unread.
+ * A wait nested in a handler that the tight loop ran (polling mode)
+ * polls on the outer registration and ends it when it stops, so it never
+ * sleeps while peers think it polls; the outer loop registers again
+ * (on = 1 again is cheap).  Registrations belong to one endpoint's life
+ * (tight_gen): a poller that outlives a LAPI_Term leaves nothing behind. */
+static __thread unsigned tight_gen;
+
 int ofi_tp_tight(struct lapi_hndl *h, int on)
 {
   (void)h;
   if (on) {
-    if (!__atomic_load_n(&ofi.up, __ATOMIC_ACQUIRE) || tight_thread)
+    if (!__atomic_load_n(&ofi.up, __ATOMIC_ACQUIRE))
       return 0;
-    tight_thread = 1;
-    ofi_bell_polled(1);
-    return 1;
+    if (tight_thread)
+      return 1;
+    pthread_mutex_lock(&ofi.lock);
+    int ok = ofi.up;
+    if (ok) {
+      tight_thread = 1;
+      tight_gen = ofi.gen;
+      ofi_bell_polled(1);
+    }
+    pthread_mutex_unlock(&ofi.lock);
+    return ok;
   }
   if (!tight_thread)
     return 0;
   tight_thread = 0;
-  ofi_bell_polled(-1);
   pthread_mutex_lock(&ofi.lock);
-  if (ofi.up) {
+  if (ofi.up && tight_gen == ofi.gen) {
+    ofi_bell_polled(-1);
     drain_cq();
     if (ofi.retry_head)
       ofi_send_retry();
     if (ofi.ready_head)
       ofi_sink_issue();
+    ofi_fail_pending();
   }
   pthread_mutex_unlock(&ofi.lock);
   return 0;

@@ -87,19 +87,42 @@ static int post(struct ofi_buf *b)
     return rc;
   }
   rc = (int)fi_send(ofi.ep, b->mem, b->len, b->desc, a, &b->c.fi);
-  if (rc == 0)
+  if (rc == 0) {
     ofi.tx_posted++;
+    ofi.peers[b->peer].tx_posted++;
+  }
   ofi_bell_ring(b->peer);
   return rc;
 }
 
+/* The peer is declared gone later, by ofi_fail_pending: our callers
+ * still hold transfers that the sweep of ofi_peer_fail would free. */
 static void send_failed(struct ofi_buf *b, int rc)
 {
-  uint peer = b->peer;
+  struct ofi_peer *p = &ofi.peers[b->peer];
   ofi_buf_put(b);
-  char why[128];
-  snprintf(why, sizeof why, "a send failed: %s", fi_strerror(-rc));
-  ofi_peer_fail(peer, LAPI_ERR_SEND_INCOMP, why);
+  if (p->failed || p->fail_pending)
+    return;
+  p->fail_pending = LAPI_ERR_SEND_INCOMP;
+  snprintf(p->fail_why, sizeof p->fail_why, "a send failed: %s",
+           fi_strerror(-rc));
+  ofi.fail_pending = 1;
+  ofi_kick();
+}
+
+void ofi_fail_pending(void)
+{
+  if (!ofi.fail_pending)
+    return;
+  ofi.fail_pending = 0;
+  for (uint t = 0; t < ofi.ntasks; t++) {
+    struct ofi_peer *p = &ofi.peers[t];
+    if (p->fail_pending) {
+      int code = p->fail_pending;
+      p->fail_pending = 0;
+      ofi_peer_fail(t, code, p->fail_why);
+    }
+  }
 }
 
 void ofi_send(struct ofi_buf *b, uint peer, uint64_t xfer)
@@ -107,7 +130,7 @@ void ofi_send(struct ofi_buf *b, uint peer, uint64_t xfer)
   b->peer = peer;
   b->xfer = xfer;
   b->next = NULL;
-  if (ofi.peers[peer].failed) {
+  if (ofi.peers[peer].failed || ofi.peers[peer].fail_pending) {
     ofi_buf_put(b); /* the transfer was failed with the peer */
     return;
   }
@@ -139,7 +162,7 @@ void ofi_send_retry(void)
     struct ofi_peer *p = &ofi.peers[b->peer];
     struct ofi_buf *next = b->next; /* an inject frees b at once */
     int rc;
-    if (p->failed) {
+    if (p->failed || p->fail_pending) {
       rc = 1; /* drop: the transfer failed with its peer */
     } else if (p->blocked_pass == pass) {
       rc = -FI_EAGAIN; /* an earlier packet to it is still waiting */

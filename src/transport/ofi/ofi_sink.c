@@ -70,20 +70,46 @@ void ofi_sink_fail(struct ofi_xfer *x, int code)
 
 /* ------------------------------------------------------------ AM items */
 
+/*
+ * An item owns its transfer from the post until it ends (item_queued
+ * stays 1 while its handlers run without ofi.lock), so a peer declared
+ * gone meanwhile only marks the transfer failed (ofi_sink_fail) and the
+ * item frees it at its end: the handlers never see freed memory.
+ */
+
+/* At the start of an item, under ofi.lock: 1 if the transfer failed
+ * while queued (then it is freed and the item must stop). */
+static int item_gone(struct ofi_xfer *x)
+{
+  if (!x->failed)
+    return 0;
+  x->item_queued = 0;
+  ofi_xfer_free(x);
+  return 1;
+}
+
+/* The end of an item, under ofi.lock: FIN with status, unless the
+ * transfer failed meanwhile (nobody to tell). */
+static void item_end(struct ofi_xfer *x, int status)
+{
+  x->item_queued = 0;
+  if (x->failed)
+    ofi_xfer_free(x);
+  else
+    sink_fin_free(x, status);
+}
+
 static void am_done_run(struct lapi_item *it)
 {
   struct ofi_xfer *x = (struct ofi_xfer *)it;
   pthread_mutex_lock(&ofi.lock);
-  x->item_queued = 0;
-  int gone = x->failed;
-  if (gone)
-    ofi_xfer_free(x);
+  int gone = item_gone(x);
   pthread_mutex_unlock(&ofi.lock);
   if (gone)
     return;
   lapi_am_recv_complete(&x->msg, &x->d);
   pthread_mutex_lock(&ofi.lock);
-  sink_fin_free(x, LAPI_SUCCESS);
+  item_end(x, LAPI_SUCCESS);
   pthread_mutex_unlock(&ofi.lock);
 }
 
@@ -116,10 +142,7 @@ static void am_header_run(struct lapi_item *it)
 {
   struct ofi_xfer *x = (struct ofi_xfer *)it;
   pthread_mutex_lock(&ofi.lock);
-  x->item_queued = 0;
-  int gone = x->failed;
-  if (gone)
-    ofi_xfer_free(x);
+  int gone = item_gone(x);
   pthread_mutex_unlock(&ofi.lock);
   if (gone)
     return;
@@ -129,22 +152,20 @@ static void am_header_run(struct lapi_item *it)
   switch (d->action) {
   case LAPI_AM_RETRY:
     pthread_mutex_lock(&ofi.lock);
-    if (x->failed)
-      ofi_xfer_free(x);
-    else
+    if (!item_gone(x))
       post_item(x, am_header_run); /* LAPI_DROP_PKT: comes again */
     pthread_mutex_unlock(&ofi.lock);
     return;
   case LAPI_AM_FAILED:
     pthread_mutex_lock(&ofi.lock);
-    sink_fin_free(x, d->error);
+    item_end(x, d->error);
     pthread_mutex_unlock(&ofi.lock);
     return;
   case LAPI_AM_DISCARD:
     lapi_am_stat_recv(x->h, LAPI_TP_OFI, 0);
     lapi_am_recv_complete(&x->msg, d);
     pthread_mutex_lock(&ofi.lock);
-    sink_fin_free(x, LAPI_SUCCESS);
+    item_end(x, LAPI_SUCCESS);
     pthread_mutex_unlock(&ofi.lock);
     return;
   case LAPI_AM_DELIVER:
@@ -164,14 +185,13 @@ static void am_header_run(struct lapi_item *it)
     lapi_am_recv_complete(&x->msg, d);
     pthread_mutex_lock(&ofi.lock);
     ofi.st.eager++;
-    sink_fin_free(x, LAPI_SUCCESS);
+    item_end(x, LAPI_SUCCESS);
     pthread_mutex_unlock(&ofi.lock);
     return;
   }
   pthread_mutex_lock(&ofi.lock);
-  if (x->failed)
-    ofi_xfer_free(x);
-  else {
+  if (!item_gone(x)) {
+    x->item_queued = 0; /* the data phase owns it now */
     start_data(x);
     ofi_sink_issue();
   }
@@ -637,6 +657,11 @@ void ofi_on_read_done(struct ofi_read *rd, int err)
   for (int k = 0; k < rd->niov; k++)
     ofi_mr_close(rd->lmr[k]);
   free(rd);
+  if (x) {
+    /* A transfer freed first took its reads out of the count. */
+    x->reads_out--;
+    ofi.reads_posted--;
+  }
   if (x == NULL || x->failed)
     return;
   x->inflight--;
@@ -795,6 +820,7 @@ static int issue_read(struct ofi_xfer *x)
   }
   ofi.st.reads++;
   ofi.reads_posted++;
+  x->reads_out++;
   x->issued += bytes;
   x->inflight++;
   /* Its completion comes to our CQ and nobody rings for it: make sure

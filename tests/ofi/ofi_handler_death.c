@@ -1,0 +1,142 @@
+/*
+ * ofi_handler_death.c - the origin dies while the target's handler runs.
+ *
+ * Started by lapirun with 2 CGs: `ofi_handler_death cmpl` or `... hdr`.
+ * Task 1 sends task 0 an active message whose handler runs longer than
+ * TIMEOUT (cmpl: an eager message's completion handler; hdr: a
+ * rendezvous message's header handler), then leaves (_exit(0)).  Task 0,
+ * with TIMEOUT 2 s, declares it gone while the handler still runs: the
+ * transfer the handler belongs to must outlive it (one freed under a
+ * running handler was read after the free and freed twice), the error
+ * handler must name task 1, the counter waited on must end its wait (the
+ * eager message may complete: its data had arrived; the rendezvous one
+ * cannot), and LAPI_Term must work.  The alarm of ot_init bounds it all.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "ofi_test.h"
+
+#define TIMEOUT_S 2
+#define SLOW_US (3 * TIMEOUT_S * 1000000)
+#define BIG 300000
+
+static lapi_cntr_t tgt_small, tgt_big;
+static unsigned char inbox[BIG], payload[BIG];
+static int errs_from_peer, cmpl_runs, big_headers;
+
+static void errh(lapi_handle_t *h, int *code, lapi_err_t *type, int *task,
+                 int *src)
+{
+  (void)h;
+  (void)type;
+  (void)task;
+  if (*src == 1 && *code != LAPI_SUCCESS)
+    __atomic_add_fetch(&errs_from_peer, 1, __ATOMIC_SEQ_CST);
+}
+
+/* The eager message: its completion handler outlasts TIMEOUT. */
+static void slow_cmpl(lapi_handle_t *h, void *uinfo)
+{
+  (void)h;
+  (void)uinfo;
+  usleep(SLOW_US);
+  __atomic_add_fetch(&cmpl_runs, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *small_hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
+                       ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
+{
+  (void)h;
+  (void)uhdr;
+  (void)uhdr_len;
+  (void)msg_len;
+  *comp_h = slow_cmpl;
+  *uinfo = NULL;
+  return inbox;
+}
+
+/* The rendezvous message: its header handler outlasts TIMEOUT, so the
+ * data phase would start after its origin is gone. */
+static void *slow_big_hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
+                          ulong *msg_len, compl_hndlr_t **comp_h,
+                          void **uinfo)
+{
+  (void)h;
+  (void)uhdr;
+  (void)uhdr_len;
+  (void)msg_len;
+  __atomic_add_fetch(&big_headers, 1, __ATOMIC_SEQ_CST);
+  usleep(SLOW_US);
+  *comp_h = NULL;
+  *uinfo = NULL;
+  return inbox;
+}
+
+int main(int argc, char **argv)
+{
+  int hdr_mode = argc > 1 && strcmp(argv[1], "hdr") == 0;
+  ot_init(errh, 120);
+  if (ot.n != 2) {
+    fprintf(stderr, "ofi_handler_death needs 2 CGs\n");
+    return 2;
+  }
+  OT_OK(LAPI_Senv(ot.h, TIMEOUT, TIMEOUT_S));
+  OT_OK(LAPI_Addr_set(ot.h, (void *)small_hdr, 1));
+  OT_OK(LAPI_Addr_set(ot.h, (void *)slow_big_hdr, 2));
+  LAPI_Setcntr(ot.h, &tgt_small, 0);
+  LAPI_Setcntr(ot.h, &tgt_big, 0);
+  void **small_c = ot_addrs(&tgt_small);
+  void **big_c = ot_addrs(&tgt_big);
+  OT_OK(LAPI_Gfence(ot.h));
+
+  if (ot.me == 1) {
+    lapi_cntr_t org;
+    LAPI_Setcntr(ot.h, &org, 0);
+    if (hdr_mode) {
+      OT_OK(LAPI_Amsend(ot.h, 0, (void *)2, NULL, 0, payload, BIG,
+                        big_c[0], NULL, NULL));
+    } else {
+      OT_OK(LAPI_Amsend(ot.h, 0, (void *)1, NULL, 0, payload, 64,
+                        small_c[0], &org, NULL));
+      OT_OK(LAPI_Waitcntr(ot.h, &org, 1, NULL));
+    }
+    usleep(300000); /* it is at task 0: its handler runs */
+    fflush(stdout);
+    _exit(0); /* gone, without a word */
+  }
+
+  int rc;
+  if (hdr_mode) {
+    /* The data stayed with the dead task: the wait must give up. */
+    rc = LAPI_Waitcntr(ot.h, &tgt_big, 1, NULL);
+    OT_CHECK(rc == LAPI_ERR_TIMEOUT, "Waitcntr on the rendezvous message "
+             "returned %d", rc);
+  } else {
+    /* The handler had all the data: completing is right, and so is
+     * giving up after TIMEOUT while it still runs. */
+    rc = LAPI_Waitcntr(ot.h, &tgt_small, 1, NULL);
+    OT_CHECK(rc == LAPI_SUCCESS || rc == LAPI_ERR_TIMEOUT,
+             "Waitcntr on the eager message returned %d", rc);
+  }
+  int *ran = hdr_mode ? &big_headers : &cmpl_runs;
+  for (int i = 0; i < 500 && (__atomic_load_n(ran, __ATOMIC_SEQ_CST) == 0 ||
+                              __atomic_load_n(&errs_from_peer,
+                                              __ATOMIC_SEQ_CST) == 0);
+       i++) {
+    LAPI_Probe(ot.h);
+    usleep(20000);
+  }
+  OT_CHECK(__atomic_load_n(ran, __ATOMIC_SEQ_CST) == 1,
+           "the slow handler ran %d times", *ran);
+  OT_CHECK(__atomic_load_n(&errs_from_peer, __ATOMIC_SEQ_CST) > 0,
+           "the error handler never named task 1");
+  OT_OK(LAPI_Term(ot.h));
+  free(small_c);
+  free(big_c);
+  int bad = __atomic_load_n(&ot.failures, __ATOMIC_SEQ_CST);
+  printf("ofi_handler_death %s task %d of %d: %s\n", hdr_mode ? "hdr" : "cmpl",
+         ot.me, ot.n, bad ? "FAIL" : "PASS");
+  fflush(stdout);
+  return bad ? 1 : 0;
+}
