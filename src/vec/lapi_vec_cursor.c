@@ -113,12 +113,61 @@ int lapi_vec_walk_next(struct lapi_vec_walk *w, size_t max, void **addr,
   return 1;
 }
 
+/*
+ * Whole strided blocks between the walker and a contiguous buffer, as
+ * many as fit in len: the generic walk costs a load() and a variable-size
+ * memcpy call per block (about 12 ns for 64-byte blocks here); with the
+ * block size a constant the compiler copies small blocks in registers.
+ * Returns the bytes moved (0 when the walker is inside a block, the
+ * vector is not strided with gaps, or no whole block fits).
+ */
+#define STRIDE_LOOP(BLK)                                                  \
+  for (size_t i = 0; i < nb; i++, mem += pitch, flat += (BLK)) {          \
+    if (out)                                                              \
+      memcpy(flat, mem, (BLK));                                           \
+    else                                                                  \
+      memcpy(mem, flat, (BLK));                                           \
+  }
+
+static size_t stride_blocks(struct lapi_vec_walk *w, char *flat, size_t len,
+                            int out)
+{
+  const lapi_vec_t *v = w->v;
+  if (w->left || !v || v->vec_type != LAPI_GEN_STRIDED_XFER ||
+      w->next >= v->num_vecs)
+    return 0;
+  size_t block = lapi_vec_stride_block(v), pitch = lapi_vec_stride_pitch(v);
+  if (block == 0 || pitch == block)
+    return 0; /* empty, or dense: one piece anyway */
+  size_t nb = len / block;
+  if (nb > v->num_vecs - w->next)
+    nb = v->num_vecs - w->next;
+  if (nb == 0)
+    return 0;
+  char *mem = (char *)(lapi_vec_stride_base(v) + (uintptr_t)w->next * pitch);
+  switch (block) {
+  case 4: STRIDE_LOOP(4) break;
+  case 8: STRIDE_LOOP(8) break;
+  case 16: STRIDE_LOOP(16) break;
+  case 32: STRIDE_LOOP(32) break;
+  case 64: STRIDE_LOOP(64) break;
+  case 128: STRIDE_LOOP(128) break;
+  default: STRIDE_LOOP(block) break;
+  }
+  w->next += (uint)nb;
+  w->pos += nb * block;
+  return nb * block;
+}
+
 size_t lapi_vec_walk_pack(struct lapi_vec_walk *w, void *buf, size_t len)
 {
   char *out = buf;
   size_t done = 0, n;
   void *p;
-  while (lapi_vec_walk_next(w, len - done, &p, &n)) {
+  for (;;) {
+    done += stride_blocks(w, out + done, len - done, 1);
+    if (!lapi_vec_walk_next(w, len - done, &p, &n))
+      break;
     memcpy(out + done, p, n);
     done += n;
   }
@@ -131,7 +180,10 @@ size_t lapi_vec_walk_unpack(struct lapi_vec_walk *w, const void *buf,
   const char *in = buf;
   size_t done = 0, n;
   void *p;
-  while (lapi_vec_walk_next(w, len - done, &p, &n)) {
+  for (;;) {
+    done += stride_blocks(w, (char *)in + done, len - done, 0);
+    if (!lapi_vec_walk_next(w, len - done, &p, &n))
+      break;
     memcpy(p, in + done, n);
     done += n;
   }
