@@ -1,7 +1,8 @@
 # Makefile - thin wrapper over CMake for the usual commands.
 #
 #   make            configure and build (warnings are errors)
-#   make demo       build, then run every example in build/examples/
+#   make demo       build, then run every example in build/examples/, and
+#                   the LAPI ones as jobs of 2 and 4 core groups (lapirun)
 #   make test       build, then run every test with ctest
 #   make install    install into $(PREFIX) (default /usr/local)
 #   make clean      remove the build directory
@@ -36,6 +37,14 @@ demo: build
 	  if "$$prog" </dev/null; then ran=$$((ran + 1)); \
 	  else echo "demo: $$prog failed (exit $$?)" >&2; failed="$$failed $$prog"; fi; \
 	done; \
+	if [ -x $(BUILD)/bin/lapirun ] && [ -x $(BUILD)/examples/lapi_amsendv_vectors ]; then \
+	  echo "==> lapirun -n 2 --label $(BUILD)/examples/lapi_amsendv_vectors  (2 core groups, libfabric)"; \
+	  if $(BUILD)/bin/lapirun -n 2 --label $(BUILD)/examples/lapi_amsendv_vectors </dev/null; \
+	  then ran=$$((ran + 1)); else failed="$$failed lapirun-n2:lapi_amsendv_vectors"; fi; \
+	  echo "==> lapirun -n 4 --label $(BUILD)/examples/lapi_put_get_rmw  (4 core groups)"; \
+	  if $(BUILD)/bin/lapirun -n 4 --label $(BUILD)/examples/lapi_put_get_rmw </dev/null; \
+	  then ran=$$((ran + 1)); else failed="$$failed lapirun-n4:lapi_put_get_rmw"; fi; \
+	fi; \
 	if [ -n "$$failed" ]; then echo "demo: FAILED:$$failed" >&2; exit 1; fi; \
 	if [ $$ran -eq 0 ]; then echo "demo: no example was built" >&2; exit 1; fi; \
 	echo "demo: $$ran example(s) passed"

@@ -10,6 +10,8 @@
  *                as 3 blocks of 5 bytes 6 apart at the target
  *
  * Build and run:  make            then  ./build/examples/lapi_amsendv_vectors
+ * Across core groups (processes):
+ *   ./build/bin/lapirun -n 2 --label ./build/examples/lapi_amsendv_vectors
  * Outside this tree:
  *   cc amsendv_vectors.c -llapi -lcrts -lpthread -o amsendv_vectors
  *
@@ -71,7 +73,9 @@ static lapi_vec_t *vec_header(lapi_handle_t *hndl, void *uhdr,
 
 /* ------------------------------------------------------ origin side */
 
-static int send_and_wait(lapi_handle_t hndl, int to, int example,
+static const char *const names[] = {"IOVECTOR", "GENERIC ", "STRIDED "};
+
+static int send_and_wait(lapi_handle_t hndl, int me, int to, int example,
                          lapi_vec_t *vec, void *tgt_cntr)
 {
   lapi_cntr_t org_cntr, cmpl_cntr;
@@ -85,9 +89,11 @@ static int send_and_wait(lapi_handle_t hndl, int to, int example,
     fprintf(stderr, "LAPI_Amsendv: %s\n", msg);
     return 0;
   }
-  LAPI_Waitcntr(hndl, &org_cntr, 1, NULL);  /* vec and its data reusable */
-  LAPI_Waitcntr(hndl, &cmpl_cntr, 1, NULL); /* delivered at the target */
-  return 1;
+  int org_rc = LAPI_Waitcntr(hndl, &org_cntr, 1, NULL); /* vec reusable */
+  int cmpl_rc = LAPI_Waitcntr(hndl, &cmpl_cntr, 1, NULL); /* delivered */
+  printf("task %d: %s sent to task %d: org_cntr and cmpl_cntr reached 1\n",
+         me, names[example], to);
+  return org_rc == LAPI_SUCCESS && cmpl_rc == LAPI_SUCCESS;
 }
 
 int main(void)
@@ -113,7 +119,7 @@ int main(void)
   void *o_info[NUM_VECS] = {&a, &b, &c, &d};
   ulong o_len[NUM_VECS] = {sizeof a, sizeof b, sizeof c, sizeof d};
   lapi_vec_t iov = {LAPI_GEN_IOVECTOR, NUM_VECS, o_info, o_len};
-  ok &= send_and_wait(hndl, to, EX_IOVECTOR, &iov, tgt_cntrs[to]);
+  ok &= send_and_wait(hndl, me, to, EX_IOVECTOR, &iov, tgt_cntrs[to]);
 
   /* 2. GENERIC: 20 bytes in 5 + 10 + 5 into 12 + 2 + 4 + 2. */
   char g0[5] = {'A', 'B', 'C', 'D', 'E'};
@@ -122,16 +128,19 @@ int main(void)
   void *g_info[3] = {g0, g1, g2};
   ulong g_len[3] = {5, 10, 5};
   lapi_vec_t gen = {LAPI_GEN_GENERIC, 3, g_info, g_len};
-  ok &= send_and_wait(hndl, to, EX_GENERIC, &gen, tgt_cntrs[to]);
+  ok &= send_and_wait(hndl, me, to, EX_GENERIC, &gen, tgt_cntrs[to]);
 
   /* 3. STRIDED: blocks of 5 at pitch 8 (the bytes between are skipped). */
   char src[24] = "abcde...fghij...klmno...";
   void *s_info[3] = {src, (void *)5, (void *)8};
   lapi_vec_t str = {LAPI_GEN_STRIDED_XFER, 3, s_info, NULL};
-  ok &= send_and_wait(hndl, to, EX_STRIDED, &str, tgt_cntrs[to]);
+  ok &= send_and_wait(hndl, me, to, EX_STRIDED, &str, tgt_cntrs[to]);
 
   /* What arrived here (from the previous task). */
   LAPI_Waitcntr(hndl, &tgt_cntr, 3, NULL);
+  int from = (me + ntasks - 1) % ntasks;
+  printf("task %d: tgt_cntr reached 3: three vectors from task %d of %d\n",
+         me, from, ntasks);
   printf("IOVECTOR data_buffer = {%d, %d, %d, %d}\n", data_buffer[0],
          data_buffer[1], data_buffer[2], data_buffer[3]);
   ok &= data_buffer[0] == 10 && data_buffer[1] == 20 &&
