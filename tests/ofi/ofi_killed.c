@@ -37,52 +37,21 @@ static int shm_region_count(pid_t pid)
     closedir(d);
   return n;
 }
-static unsigned char inbox[1 << 20];
-static int errs_from_victim;
-static int victim;
-
-static void errh(lapi_handle_t *h, int *code, lapi_err_t *type, int *task,
-                 int *src)
-{
-  (void)h;
-  (void)type;
-  (void)task;
-  if (*src == victim && *code != LAPI_SUCCESS)
-    __atomic_add_fetch(&errs_from_victim, 1, __ATOMIC_SEQ_CST);
-}
-
-static void *hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
-                 ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
-{
-  (void)h;
-  (void)uhdr;
-  (void)uhdr_len;
-  (void)msg_len;
-  *comp_h = NULL;
-  *uinfo = NULL;
-  return inbox;
-}
-
-static double now_s(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 int main(void)
 {
-  ot_init(errh, 100);
+  ot_init(ot_errh_watch, 100);
   if (ot.n < 3 || ot.n > 64) {
     fprintf(stderr, "ofi_killed needs 3 to 64 CGs\n");
     return 2;
   }
-  victim = ot.n - 1;
+  int victim = ot.n - 1;
+  ot_watch = victim;
   OT_OK(LAPI_Senv(ot.h, TIMEOUT, 3));
-  OT_OK(LAPI_Addr_set(ot.h, (void *)hdr, 1));
+  OT_OK(LAPI_Addr_set(ot.h, (void *)ot_hdr_inbox, 1));
   LAPI_Setcntr(ot.h, &tgt_cntr, 0);
   void **cntrs = ot_addrs(&tgt_cntr);
-  void **boxes = ot_addrs(inbox);
+  void **boxes = ot_addrs(ot_inbox);
 
   /* A round that works. */
   lapi_cntr_t org, cmpl;
@@ -113,7 +82,7 @@ int main(void)
   lapi_cntr_t gorg;
   LAPI_Setcntr(ot.h, &gorg, 0);
   int issued = 0;
-  double t0 = now_s();
+  double t0 = ot_now_s();
   for (int k = 0; k < 20; k++) {
     size_t len = k % 4 == 3 ? sizeof big : 64;
     if (LAPI_Amsend(ot.h, (uint)victim, (void *)1, NULL, 0, big, len,
@@ -129,19 +98,14 @@ int main(void)
   LAPI_Rmw(ot.h, FETCH_AND_ADD, (uint)victim, cntrs[victim], &one, &prev,
            &gorg);
   int rc = LAPI_Waitcntr(ot.h, &cmpl, issued, NULL);
-  double waited = now_s() - t0;
+  double waited = ot_now_s() - t0;
   OT_CHECK(rc == LAPI_ERR_TIMEOUT, "Waitcntr on operations to a dead task "
            "returned %d", rc);
   OT_CHECK(waited < 40, "the wait took %.1f s", waited);
   rc = LAPI_Waitcntr(ot.h, &gorg, 2, NULL);
   OT_CHECK(rc == LAPI_ERR_TIMEOUT, "Waitcntr on a get from a dead task "
            "returned %d", rc);
-  for (int i = 0; i < 200 && !__atomic_load_n(&errs_from_victim,
-                                              __ATOMIC_SEQ_CST); i++) {
-    LAPI_Probe(ot.h);
-    usleep(10000);
-  }
-  OT_CHECK(__atomic_load_n(&errs_from_victim, __ATOMIC_SEQ_CST) > 0,
+  OT_CHECK(ot_await_watch_error(3) > 0,
            "the error handler never named task %d", victim);
   rc = LAPI_Amsend(ot.h, (uint)victim, (void *)1, NULL, 0, &word,
                    sizeof word, NULL, NULL, NULL);

@@ -22,39 +22,7 @@
 #define TIMEOUT_S 3
 
 static lapi_cntr_t tgt_cntr;
-static unsigned char inbox[1 << 20];
 static unsigned char big[300000], back[300000];
-static int errs_from_peer;
-static int peer;
-
-static void errh(lapi_handle_t *h, int *code, lapi_err_t *type, int *task,
-                 int *src)
-{
-  (void)h;
-  (void)type;
-  (void)task;
-  if (*src == peer && *code != LAPI_SUCCESS)
-    __atomic_add_fetch(&errs_from_peer, 1, __ATOMIC_SEQ_CST);
-}
-
-static void *hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
-                 ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
-{
-  (void)h;
-  (void)uhdr;
-  (void)uhdr_len;
-  (void)msg_len;
-  *comp_h = NULL;
-  *uinfo = NULL;
-  return inbox;
-}
-
-static double now_s(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int link_set(const char *state)
 {
@@ -66,17 +34,18 @@ static int link_set(const char *state)
 
 int main(void)
 {
-  ot_init(errh, 120);
+  ot_init(ot_errh_watch, 120);
   if (ot.n != 2) {
     fprintf(stderr, "ofi_netdown needs 2 CGs\n");
     return 2;
   }
-  peer = 1 - ot.me;
+  int peer = 1 - ot.me;
+  ot_watch = peer;
   OT_OK(LAPI_Senv(ot.h, TIMEOUT, TIMEOUT_S));
-  OT_OK(LAPI_Addr_set(ot.h, (void *)hdr, 1));
+  OT_OK(LAPI_Addr_set(ot.h, (void *)ot_hdr_inbox, 1));
   LAPI_Setcntr(ot.h, &tgt_cntr, 0);
   void **cntrs = ot_addrs(&tgt_cntr);
-  void **boxes = ot_addrs(inbox);
+  void **boxes = ot_addrs(ot_inbox);
 
   /* A round that works. */
   lapi_cntr_t org, cmpl, gorg;
@@ -101,7 +70,7 @@ int main(void)
   LAPI_Setcntr(ot.h, &org, 0);
   LAPI_Setcntr(ot.h, &cmpl, 0);
   int issued = 0;
-  double t0 = now_s();
+  double t0 = ot_now_s();
   for (int k = 0; k < 8; k++) {
     size_t len = k % 4 == 3 ? sizeof big : 64;
     if (LAPI_Amsend(ot.h, (uint)peer, (void *)1, NULL, 0, big, len,
@@ -116,7 +85,7 @@ int main(void)
   LAPI_Rmw(ot.h, FETCH_AND_ADD, (uint)peer, cntrs[peer], &one, &prev,
            &gorg);
   int rc = LAPI_Waitcntr(ot.h, &cmpl, issued, NULL);
-  double waited = now_s() - t0;
+  double waited = ot_now_s() - t0;
   OT_CHECK(rc == LAPI_ERR_TIMEOUT, "Waitcntr on operations over a network "
            "that went away returned %d", rc);
   /* Silence for TIMEOUT declares the peer gone, then the wait has its
@@ -125,12 +94,7 @@ int main(void)
   rc = LAPI_Waitcntr(ot.h, &gorg, 2, NULL);
   OT_CHECK(rc == LAPI_ERR_TIMEOUT, "Waitcntr on a get and an rmw returned "
            "%d", rc);
-  for (int i = 0; i < 200 && !__atomic_load_n(&errs_from_peer,
-                                              __ATOMIC_SEQ_CST); i++) {
-    LAPI_Probe(ot.h);
-    usleep(10000);
-  }
-  OT_CHECK(__atomic_load_n(&errs_from_peer, __ATOMIC_SEQ_CST) > 0,
+  OT_CHECK(ot_await_watch_error(3) > 0,
            "the error handler never named task %d", peer);
   rc = LAPI_Amsend(ot.h, (uint)peer, (void *)1, NULL, 0, &word,
                    sizeof word, NULL, NULL, NULL);

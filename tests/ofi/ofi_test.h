@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 struct ot {
@@ -92,6 +93,59 @@ static inline int ot_finish(const char *name)
   printf("%s task %d of %d: %s\n", name, ot.me, ot.n, bad ? "FAIL" : "PASS");
   fflush(stdout);
   return bad ? 1 : 0;
+}
+
+/* Seconds on the monotonic clock. */
+static inline double ot_now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Fault tests: the task expected to go away, and how many asynchronous
+ * errors its error handler (ot_errh_watch) heard naming it. */
+static int ot_watch = -1;
+static int ot_errs_from_watch; /* atomic */
+
+static inline void ot_errh_watch(lapi_handle_t *h, int *code,
+                                 lapi_err_t *type, int *task, int *src)
+{
+  (void)h;
+  (void)type;
+  (void)task;
+  if (*src == ot_watch && *code != LAPI_SUCCESS)
+    __atomic_add_fetch(&ot_errs_from_watch, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Waits (probing, at most secs seconds) until the error handler named
+ * ot_watch; how many times it did. */
+static inline int ot_await_watch_error(int secs)
+{
+  for (int i = 0; i < 100 * secs && !__atomic_load_n(&ot_errs_from_watch,
+                                                     __ATOMIC_SEQ_CST);
+       i++) {
+    LAPI_Probe(ot.h);
+    usleep(10000);
+  }
+  return __atomic_load_n(&ot_errs_from_watch, __ATOMIC_SEQ_CST);
+}
+
+/* A header handler for messages whose bytes nobody reads: they all land
+ * in ot_inbox, with no completion handler. */
+static unsigned char ot_inbox[1 << 20] __attribute__((unused));
+
+static inline void *ot_hdr_inbox(lapi_handle_t *h, void *uhdr,
+                                 uint *uhdr_len, ulong *msg_len,
+                                 compl_hndlr_t **comp_h, void **uinfo)
+{
+  (void)h;
+  (void)uhdr;
+  (void)uhdr_len;
+  (void)msg_len;
+  *comp_h = NULL;
+  *uinfo = NULL;
+  return ot_inbox;
 }
 
 /* Byte i of the stream numbered seed. */

@@ -404,6 +404,20 @@ static void *progress_main(void *arg)
  * ofi.lock, so completions are still handled one at a time, in order. */
 static __thread int tight_thread; /* this thread polls in a tight loop */
 
+/* One pass of an application thread over the transport's work, under
+ * ofi.lock: completions, packets to retry, reads to issue, failures.
+ * Returns the completions handled. */
+static int progress_pass(void)
+{
+  int n = drain_cq();
+  if (ofi.retry_head)
+    ofi_send_retry();
+  if (ofi.ready_head)
+    ofi_sink_issue();
+  ofi_fail_pending();
+  return n;
+}
+
 int ofi_tp_progress(struct lapi_hndl *h)
 {
   (void)h;
@@ -425,15 +439,7 @@ int ofi_tp_progress(struct lapi_hndl *h)
   }
   if (pthread_mutex_trylock(&ofi.lock) != 0)
     return 0;
-  int n = 0;
-  if (ofi.up) {
-    n = drain_cq();
-    if (ofi.retry_head)
-      ofi_send_retry();
-    if (ofi.ready_head)
-      ofi_sink_issue();
-    ofi_fail_pending();
-  }
+  int n = ofi.up ? progress_pass() : 0;
   pthread_mutex_unlock(&ofi.lock);
   return n;
 }
@@ -474,12 +480,7 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
   pthread_mutex_lock(&ofi.lock);
   if (ofi.up && tight_gen == ofi.gen) {
     ofi_bell_polled(-1);
-    drain_cq();
-    if (ofi.retry_head)
-      ofi_send_retry();
-    if (ofi.ready_head)
-      ofi_sink_issue();
-    ofi_fail_pending();
+    progress_pass();
   }
   pthread_mutex_unlock(&ofi.lock);
   return 0;
