@@ -76,27 +76,10 @@ int main(void)
     usleep(10000);
 
   /* Operations to the victim: none can complete. */
-  static unsigned char big[300000], back[300000];
-  LAPI_Setcntr(ot.h, &org, 0);
-  LAPI_Setcntr(ot.h, &cmpl, 0);
   lapi_cntr_t gorg;
-  LAPI_Setcntr(ot.h, &gorg, 0);
-  int issued = 0;
   double t0 = ot_now_s();
-  for (int k = 0; k < 20; k++) {
-    size_t len = k % 4 == 3 ? sizeof big : 64;
-    if (LAPI_Amsend(ot.h, (uint)victim, (void *)1, NULL, 0, big, len,
-                    cntrs[victim], &org, &cmpl) == LAPI_SUCCESS)
-      issued++;
-  }
-  if (LAPI_Put(ot.h, (uint)victim, 1000, boxes[victim], big, NULL, &org,
-               &cmpl) == LAPI_SUCCESS)
-    issued++;
-  LAPI_Get(ot.h, (uint)victim, sizeof back, boxes[victim], back, NULL,
-           &gorg);
-  int one = 1, prev = -1;
-  LAPI_Rmw(ot.h, FETCH_AND_ADD, (uint)victim, cntrs[victim], &one, &prev,
-           &gorg);
+  int issued = ot_issue_to_gone(victim, 20, cntrs, boxes, &org, &cmpl,
+                                &gorg);
   int rc = LAPI_Waitcntr(ot.h, &cmpl, issued, NULL);
   double waited = ot_now_s() - t0;
   OT_CHECK(rc == LAPI_ERR_TIMEOUT, "Waitcntr on operations to a dead task "
@@ -117,7 +100,7 @@ int main(void)
   OT_OK(LAPI_Senv(ot.h, TIMEOUT, 60));
   int to = (ot.me + 1) % victim;
   LAPI_Setcntr(ot.h, &cmpl, 0); /* tgt_cntr is 0: the first wait took 1 */
-  OT_OK(LAPI_Amsend(ot.h, (uint)to, (void *)1, NULL, 0, big, 5000,
+  OT_OK(LAPI_Amsend(ot.h, (uint)to, (void *)1, NULL, 0, ot_inbox, 5000,
                     cntrs[to], NULL, &cmpl));
   OT_OK(LAPI_Waitcntr(ot.h, &cmpl, 1, NULL));
   OT_OK(LAPI_Waitcntr(ot.h, &tgt_cntr, 1, NULL));

@@ -22,8 +22,6 @@
 #define TIMEOUT_S 3
 
 static lapi_cntr_t tgt_cntr;
-static unsigned char big[300000], back[300000];
-
 static int link_set(const char *state)
 {
   const char *dev = getenv("LAPI_TEST_IFACE");
@@ -67,23 +65,8 @@ int main(void)
     usleep(500000);
   }
 
-  LAPI_Setcntr(ot.h, &org, 0);
-  LAPI_Setcntr(ot.h, &cmpl, 0);
-  int issued = 0;
   double t0 = ot_now_s();
-  for (int k = 0; k < 8; k++) {
-    size_t len = k % 4 == 3 ? sizeof big : 64;
-    if (LAPI_Amsend(ot.h, (uint)peer, (void *)1, NULL, 0, big, len,
-                    cntrs[peer], &org, &cmpl) == LAPI_SUCCESS)
-      issued++;
-  }
-  if (LAPI_Put(ot.h, (uint)peer, 1000, boxes[peer], big, NULL, &org,
-               &cmpl) == LAPI_SUCCESS)
-    issued++;
-  LAPI_Get(ot.h, (uint)peer, sizeof back, boxes[peer], back, NULL, &gorg);
-  int one = 1, prev = -1;
-  LAPI_Rmw(ot.h, FETCH_AND_ADD, (uint)peer, cntrs[peer], &one, &prev,
-           &gorg);
+  int issued = ot_issue_to_gone(peer, 8, cntrs, boxes, &org, &cmpl, &gorg);
   int rc = LAPI_Waitcntr(ot.h, &cmpl, issued, NULL);
   double waited = ot_now_s() - t0;
   OT_CHECK(rc == LAPI_ERR_TIMEOUT, "Waitcntr on operations over a network "

@@ -131,6 +131,36 @@ static inline int ot_await_watch_error(int secs)
   return __atomic_load_n(&ot_errs_from_watch, __ATOMIC_SEQ_CST);
 }
 
+/* What a fault test sends to task t that cannot answer: nam Amsends to
+ * the ot_hdr_inbox handler at index 1 (every 4th of 300000 bytes, i.e.
+ * by rendezvous, the others eager) and a put, counted on org and cmpl,
+ * then a get and an rmw counted on gorg (2).  Counters are reset first;
+ * cntrs and boxes are every task's counter and ot_inbox.  Returns the
+ * operations that count on cmpl. */
+static inline int ot_issue_to_gone(int t, int nam, void **cntrs,
+                                   void **boxes, lapi_cntr_t *org,
+                                   lapi_cntr_t *cmpl, lapi_cntr_t *gorg)
+{
+  static unsigned char big[300000], back[300000];
+  static int one = 1, prev;
+  LAPI_Setcntr(ot.h, org, 0);
+  LAPI_Setcntr(ot.h, cmpl, 0);
+  LAPI_Setcntr(ot.h, gorg, 0);
+  int issued = 0;
+  for (int k = 0; k < nam; k++) {
+    size_t len = k % 4 == 3 ? sizeof big : 64;
+    if (LAPI_Amsend(ot.h, (uint)t, (void *)1, NULL, 0, big, len, cntrs[t],
+                    org, cmpl) == LAPI_SUCCESS)
+      issued++;
+  }
+  if (LAPI_Put(ot.h, (uint)t, 1000, boxes[t], big, NULL, org, cmpl) ==
+      LAPI_SUCCESS)
+    issued++;
+  LAPI_Get(ot.h, (uint)t, sizeof back, boxes[t], back, NULL, gorg);
+  LAPI_Rmw(ot.h, FETCH_AND_ADD, (uint)t, cntrs[t], &one, &prev, gorg);
+  return issued;
+}
+
 /* A header handler for messages whose bytes nobody reads: they all land
  * in ot_inbox, with no completion handler. */
 static unsigned char ot_inbox[1 << 20] __attribute__((unused));
