@@ -540,40 +540,54 @@ static int ofi_am_send(struct lapi_hndl *h, const struct lapi_tp_am *am)
   return LAPI_SUCCESS;
 }
 
-static int ofi_put(struct lapi_hndl *h, const struct lapi_tp_rma *op)
+/* Put, get and rmw begin alike, under ofi.lock: a transfer record for
+ * tgt with its completion notice reserved.  NULL and *rc on failure. */
+static struct ofi_xfer *noted_xfer(struct lapi_hndl *h, enum ofi_role role,
+                                   uint tgt, const struct lapi_am_notify *n,
+                                   int *rc)
 {
-  pthread_mutex_lock(&ofi.lock);
-  int rc = usable(op->tgt);
-  struct ofi_xfer *x = NULL;
-  if (rc == LAPI_SUCCESS) {
-    x = ofi_xfer_new(OFI_R_SOURCE, op->tgt, h);
-    if (x == NULL)
-      rc = LAPI_ERR_MEMORY_EXHAUSTED;
+  *rc = usable(tgt);
+  if (*rc != LAPI_SUCCESS)
+    return NULL;
+  struct ofi_xfer *x = ofi_xfer_new(role, tgt, h);
+  if (x == NULL) {
+    *rc = LAPI_ERR_MEMORY_EXHAUSTED;
+    return NULL;
   }
-  if (rc == LAPI_SUCCESS) {
-    x->kind = OFI_K_PUT;
-    x->tgt_cntr = op->tgt_cntr;
-    x->note = (struct lapi_am_notify){
-      .tgt = op->tgt, .shdlr = op->shdlr, .sinfo = op->sinfo,
-      .org_cntr = op->org_cntr, .cmpl_cntr = op->cmpl_cntr,
-    };
-    x->sent_fired = 0;
-    rc = lapi_am_notify_reserve(&x->note);
+  x->note = *n;
+  *rc = lapi_am_notify_reserve(&x->note);
+  if (*rc != LAPI_SUCCESS) {
+    ofi_xfer_free(x);
+    return NULL;
   }
-  if (rc == LAPI_SUCCESS) {
-    if (op->org_vec) {
-      x->src = op->org_vec;
-      x->data_len = lapi_vec_pair_bytes(op->org_vec, op->tgt_vec);
-      rc = set_desc(x, op->tgt_vec);
-    } else {
-      ofi_vec_one(&x->one, op->org_addr, op->len);
-      x->src = &x->one.v;
-      x->data_len = op->len;
-      struct ofi_vec t;
-      ofi_vec_one(&t, lapi_addr_ptr(op->tgt_addr), op->len);
-      rc = set_desc(x, &t.v);
-    }
+  return x;
+}
+
+/* The target side of a put or get, described for the peer, and the
+ * local side (*local: what the origin reads for a put, writes for a get):
+ * the vectors of Putv/Getv, or one segment each. */
+static int rma_shape(struct ofi_xfer *x, const struct lapi_tp_rma *op,
+                     const lapi_vec_t **local, int is_put)
+{
+  if (op->org_vec) {
+    *local = op->org_vec;
+    x->data_len = is_put ? lapi_vec_pair_bytes(op->org_vec, op->tgt_vec)
+                         : lapi_vec_pair_bytes(op->tgt_vec, op->org_vec);
+    return set_desc(x, op->tgt_vec);
   }
+  ofi_vec_one(&x->one, op->org_addr, op->len);
+  *local = &x->one.v;
+  x->data_len = op->len;
+  struct ofi_vec t;
+  ofi_vec_one(&t, lapi_addr_ptr(op->tgt_addr), op->len);
+  return set_desc(x, &t.v);
+}
+
+/* Put, get and rmw end alike, under ofi.lock (released here): on rc the
+ * record goes, else the operation counts for LAPI_Fence and starts when
+ * a credit allows. */
+static int start_noted(struct lapi_hndl *h, struct ofi_xfer *x, int rc)
+{
   if (rc != LAPI_SUCCESS) {
     if (x)
       ofi_xfer_free(x);
@@ -581,87 +595,53 @@ static int ofi_put(struct lapi_hndl *h, const struct lapi_tp_rma *op)
     return rc;
   }
   __atomic_add_fetch(&h->outstanding, 1, __ATOMIC_SEQ_CST);
-  choose_mode(x);
   if (credit_take(x))
     launch(x);
   pthread_mutex_unlock(&ofi.lock);
   return LAPI_SUCCESS;
+}
+
+static int ofi_put(struct lapi_hndl *h, const struct lapi_tp_rma *op)
+{
+  struct lapi_am_notify n = {
+    .tgt = op->tgt, .shdlr = op->shdlr, .sinfo = op->sinfo,
+    .org_cntr = op->org_cntr, .cmpl_cntr = op->cmpl_cntr,
+  };
+  int rc;
+  pthread_mutex_lock(&ofi.lock);
+  struct ofi_xfer *x = noted_xfer(h, OFI_R_SOURCE, op->tgt, &n, &rc);
+  if (x) {
+    x->kind = OFI_K_PUT;
+    x->tgt_cntr = op->tgt_cntr;
+    x->sent_fired = 0;
+    rc = rma_shape(x, op, &x->src, 1);
+    if (rc == LAPI_SUCCESS)
+      choose_mode(x);
+  }
+  return start_noted(h, x, rc);
 }
 
 static int ofi_get(struct lapi_hndl *h, const struct lapi_tp_rma *op)
 {
+  struct lapi_am_notify n = {
+    .tgt = op->tgt, .chndlr = op->chndlr, .cinfo = op->cinfo,
+    .org_cntr = op->org_cntr,
+  };
+  int rc;
   pthread_mutex_lock(&ofi.lock);
-  int rc = usable(op->tgt);
-  struct ofi_xfer *x = NULL;
-  if (rc == LAPI_SUCCESS) {
-    x = ofi_xfer_new(OFI_R_GET, op->tgt, h);
-    if (x == NULL)
-      rc = LAPI_ERR_MEMORY_EXHAUSTED;
-  }
-  if (rc == LAPI_SUCCESS) {
+  struct ofi_xfer *x = noted_xfer(h, OFI_R_GET, op->tgt, &n, &rc);
+  if (x) {
     x->kind = OFI_K_GETREPLY;
     x->tgt_cntr = op->tgt_cntr;
-    x->note = (struct lapi_am_notify){
-      .tgt = op->tgt, .chndlr = op->chndlr, .cinfo = op->cinfo,
-      .org_cntr = op->org_cntr,
-    };
-    rc = lapi_am_notify_reserve(&x->note);
+    rc = rma_shape(x, op, &x->org_dst, 0);
   }
-  if (rc == LAPI_SUCCESS) {
-    if (op->org_vec) {
-      x->org_dst = op->org_vec;
-      x->data_len = lapi_vec_pair_bytes(op->tgt_vec, op->org_vec);
-      rc = set_desc(x, op->tgt_vec);
-    } else {
-      ofi_vec_one(&x->one, op->org_addr, op->len);
-      x->org_dst = &x->one.v;
-      x->data_len = op->len;
-      struct ofi_vec t;
-      ofi_vec_one(&t, lapi_addr_ptr(op->tgt_addr), op->len);
-      rc = set_desc(x, &t.v);
-    }
-  }
-  if (rc != LAPI_SUCCESS) {
-    if (x)
-      ofi_xfer_free(x);
-    pthread_mutex_unlock(&ofi.lock);
-    return rc;
-  }
-  __atomic_add_fetch(&h->outstanding, 1, __ATOMIC_SEQ_CST);
-  if (credit_take(x))
-    launch(x);
-  pthread_mutex_unlock(&ofi.lock);
-  return LAPI_SUCCESS;
+  return start_noted(h, x, rc);
 }
 
-static int ofi_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op)
+/* The RMW packet, built once at submission into x->desc. */
+static void rmw_build(struct ofi_xfer *x, struct lapi_hndl *h,
+                      const struct lapi_tp_rmw *op)
 {
-  pthread_mutex_lock(&ofi.lock);
-  int rc = usable(op->tgt);
-  struct ofi_xfer *x = NULL;
-  if (rc == LAPI_SUCCESS) {
-    x = ofi_xfer_new(OFI_R_RMW, op->tgt, h);
-    if (x == NULL)
-      rc = LAPI_ERR_MEMORY_EXHAUSTED;
-  }
-  if (rc == LAPI_SUCCESS) {
-    x->note = (struct lapi_am_notify){
-      .tgt = op->tgt, .shdlr = op->shdlr, .sinfo = op->sinfo,
-      .org_cntr = op->org_cntr,
-    };
-    rc = lapi_am_notify_reserve(&x->note);
-  }
-  if (rc == LAPI_SUCCESS) {
-    x->desc = calloc(1, sizeof(struct ofi_rmw));
-    if (x->desc == NULL)
-      rc = LAPI_ERR_MEMORY_EXHAUSTED;
-  }
-  if (rc != LAPI_SUCCESS) {
-    if (x)
-      ofi_xfer_free(x);
-    pthread_mutex_unlock(&ofi.lock);
-    return rc;
-  }
   struct ofi_rmw *m = (struct ofi_rmw *)x->desc;
   m->h.magic = OFI_WIRE_MAGIC;
   m->h.type = OFI_M_RMW;
@@ -683,13 +663,28 @@ static int ofi_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op)
     m->in[0] = in[0];
     m->in[1] = two ? in[1] : 0;
   }
-  x->prev = op->prev;
-  x->rmw_size = op->size;
-  __atomic_add_fetch(&h->outstanding, 1, __ATOMIC_SEQ_CST);
-  if (credit_take(x))
-    launch(x);
-  pthread_mutex_unlock(&ofi.lock);
-  return LAPI_SUCCESS;
+}
+
+static int ofi_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op)
+{
+  struct lapi_am_notify n = {
+    .tgt = op->tgt, .shdlr = op->shdlr, .sinfo = op->sinfo,
+    .org_cntr = op->org_cntr,
+  };
+  int rc;
+  pthread_mutex_lock(&ofi.lock);
+  struct ofi_xfer *x = noted_xfer(h, OFI_R_RMW, op->tgt, &n, &rc);
+  if (x) {
+    x->desc = calloc(1, sizeof(struct ofi_rmw));
+    if (x->desc == NULL) {
+      rc = LAPI_ERR_MEMORY_EXHAUSTED;
+    } else {
+      rmw_build(x, h, op);
+      x->prev = op->prev;
+      x->rmw_size = op->size;
+    }
+  }
+  return start_noted(h, x, rc);
 }
 
 static void ofi_caps(struct lapi_tp_caps *caps)
