@@ -29,13 +29,13 @@
  *
  * With --quick the sizes are 0 and powers of 16 up to 1 MiB.  Each figure
  * is the median of the repetitions (bench_plan_of: 11 of >= 10 ms, fewer
- * for slow units; --quick 5 of >= 2 ms).  Timing never fails the program; only a LAPI
+ * for slow units; --quick 5 of >= 2 ms); --verbose prints every
+ * repetition on stderr.  Timing never fails the program; only a LAPI
  * error does.
  *
  * Usage: lapirun -n 2 [--provider P] lapi_bench [--provider P] [--quick]
- *            [--csv] [--raw FILE] [--mpi FILE]
- *        lapi_bench --intra-cg [--quick] [--csv] [--mpi FILE]
- * --verbose prints every repetition of every figure on stderr.
+ *            [--csv] [--verbose] [--raw FILE] [--mpi FILE]
+ *        lapi_bench --intra-cg [--quick] [--csv] [--verbose] [--mpi FILE]
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -322,7 +322,10 @@ static double measure(bench_run_fn k, struct op *o)
   return bench_median(v, n);
 }
 
-static double half_rtt_us(struct op o) { return measure(k_pingpong, &o) / 2 * 1e6; }
+static double half_rtt_us(struct op o)
+{
+  return measure(k_pingpong, &o) / 2 * 1e6;
+}
 
 static double stream_MBps(struct op o)
 {
