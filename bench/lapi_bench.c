@@ -654,11 +654,18 @@ static void target_line(const char *id, size_t at, const char *what,
            verdict);
 }
 
+static double load_at_start; /* 1-minute load average; task 0 */
+
 static void targets(void)
 {
   char want[64], what[64], s[24];
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
   if (!opt.csv)
     printf("\ntargets (timing never fails the run)\n");
+  /* A busy machine slows a spinning baseline as much as LAPI: say so. */
+  if (!opt.csv && load_at_start > (double)cores)
+    printf("  (load average %.1f on %ld cores when the run began: the "
+           "baselines may be disturbed too)\n", load_at_start, cores);
   if (!opt.intra_cg) {
     double lim = opt.provider && strstr(opt.provider, "tcp") ? 1.15 : 1.3;
     snprintf(what, sizeof what, "latency 0-%d B, worst (%s)", SMALL_MAX,
@@ -740,6 +747,7 @@ static void task_main(void *arg)
   if (me == 0) {
     char load[128];
     bench_load_average(load, sizeof load);
+    load_at_start = atof(load);
     if (opt.csv)
       printf("what,size,unit,lapi,%s,ratio\n", base_name());
     else if (opt.intra_cg)
