@@ -567,10 +567,17 @@ void lapi_spin_start(struct lapi_spin *s)
   s->left = crts_engine_spin_limit();
   if (spin_us == 0)
     return;
-  if (__atomic_add_fetch(&long_spinners, 1, __ATOMIC_SEQ_CST) <= spin_cores)
+  /* With no more tasks than cores every task may spin long: no count
+   * (its line would travel between the cores at every wait). */
+  if (crts_engine_group_size() <= spin_cores) {
     s->until_ns = now_ns() + (int64_t)spin_us * 1000;
-  else
+    s->left = -1; /* not counted */
+  } else if (__atomic_add_fetch(&long_spinners, 1, __ATOMIC_SEQ_CST) <=
+             spin_cores) {
+    s->until_ns = now_ns() + (int64_t)spin_us * 1000;
+  } else {
     __atomic_sub_fetch(&long_spinners, 1, __ATOMIC_SEQ_CST);
+  }
 }
 
 int lapi_spin_relax(struct lapi_spin *s)
@@ -599,7 +606,8 @@ void lapi_spin_end(struct lapi_spin *s)
     own[tid].slept = 0;
   }
   if (s->until_ns) {
-    __atomic_sub_fetch(&long_spinners, 1, __ATOMIC_SEQ_CST);
+    if (s->left != -1) /* counted */
+      __atomic_sub_fetch(&long_spinners, 1, __ATOMIC_SEQ_CST);
     s->until_ns = 0;
   }
 }

@@ -53,22 +53,27 @@ struct crts_op {
   lapi_cntr_t *cmpl_cntr;
   struct lapi_am_notify note; /* put/get/rmw origin completion */
 
-  /* Active message. */
-  struct lapi_am_msg msg;
-  const void *udata;
-  const lapi_vec_t *org_vec;
-  scompl_hndlr_t *shdlr;
-  void *sinfo;
-  struct lapi_item *sent_item; /* shdlr + org_cntr at the origin, or NULL */
-  struct lapi_item cmpl_item;  /* cmpl_cntr after it (shdlr case) */
-  ulong strided_len[3];
-
-  /* Put / get: contiguous (vectors NULL) or vectors. */
-  struct lapi_tp_rma rma;     /* tgt_addr already translated */
-
-  /* Rmw. */
-  struct lapi_tp_rmw rmw;     /* tgt_var already translated */
-  long long in[2];            /* operands, copied */
+  /* What one kind needs (an op is of one kind): fewer cache lines for
+   * the origin to clear and the MPE to read. */
+  union {
+    struct { /* Active message. */
+      struct lapi_am_msg msg;
+      const void *udata;
+      const lapi_vec_t *org_vec;
+      scompl_hndlr_t *shdlr;
+      void *sinfo;
+      struct lapi_item *sent_item; /* shdlr + org_cntr at the origin */
+      struct lapi_item cmpl_item;  /* cmpl_cntr after it (shdlr case) */
+      ulong strided_len[3];
+    };
+    /* Put / get: contiguous (vectors NULL) or vectors; tgt_addr already
+     * translated. */
+    struct lapi_tp_rma rma;
+    struct { /* Rmw. */
+      struct lapi_tp_rmw rmw;     /* tgt_var already translated */
+      long long in[2];            /* operands, copied */
+    };
+  };
 
   unsigned char uhdr[] __attribute__((aligned(16)));
 };
