@@ -349,12 +349,10 @@ static void seen_polling(int tid)
                    __ATOMIC_SEQ_CST);
 }
 
-/* The wait is over (asleep 0), or the task goes to sleep (asleep 1): it
- * may wake up on any core. */
-static void seen_idle(int tid, int asleep)
+/* The task goes to sleep: it may wake up on any core. */
+static void seen_asleep_tid(int tid)
 {
-  unsigned w = asleep ? 0 : core_bits() | own[tid].wait << SEEN_WAIT_SHIFT;
-  __atomic_store_n(&cores_of[tid].seen, w, __ATOMIC_RELEASE);
+  __atomic_store_n(&cores_of[tid].seen, 0, __ATOMIC_RELEASE);
   own[tid].keep.since = own[tid].keep.first = 0;
 }
 
@@ -362,7 +360,7 @@ static void seen_asleep(void)
 {
   int tid = crts_engine_cpe_tid();
   if (tid >= 0)
-    seen_idle(tid, 1);
+    seen_asleep_tid(tid);
 }
 
 void lapi_cpe_running(void)
@@ -370,7 +368,8 @@ void lapi_cpe_running(void)
   int tid = crts_engine_cpe_tid();
   if (tid < 0)
     return;
-  /* Usually unchanged: no store, the line stays shared with the MPE. */
+  /* Running, not polling; a store only when that is news (after a wait,
+   * or a move), so a stream of pushes leaves the line shared. */
   unsigned w = core_bits() | own[tid].wait << SEEN_WAIT_SHIFT;
   if (__atomic_load_n(&cores_of[tid].seen, __ATOMIC_RELAXED) != w)
     __atomic_store_n(&cores_of[tid].seen, w, __ATOMIC_RELEASE);
@@ -547,7 +546,7 @@ static int spin_over(struct lapi_spin *s)
 {
   if (s->cpe) {
     int tid = crts_engine_cpe_tid();
-    seen_idle(tid, 1);
+    seen_asleep_tid(tid);
     own[tid].slept = 1;
   }
   return 0;
@@ -600,10 +599,12 @@ int lapi_spin_relax(struct lapi_spin *s)
 void lapi_spin_end(struct lapi_spin *s)
 {
   if (s->cpe) {
+    /* No store here: the task answers next, and its `seen` still says
+     * "polling" with a wait that was served, which tells the dispatcher
+     * what "running" would (yield to it); its next push corrects it. */
     int tid = crts_engine_cpe_tid();
-    if (!own[tid].slept)
-      seen_idle(tid, 0);
     own[tid].slept = 0;
+    own[tid].keep.since = own[tid].keep.first = 0;
   }
   if (s->until_ns) {
     if (s->left != -1) /* counted */

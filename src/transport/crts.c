@@ -98,7 +98,6 @@ void crts_tp_op_free(struct crts_op *op)
 
 void crts_tp_push(struct crts_op *op)
 {
-  lapi_cpe_running(); /* where the sender runs: see keep_core */
   struct crts_op *old = atomic_load_explicit(&queue.head,
                                              memory_order_relaxed);
   do
@@ -109,6 +108,7 @@ void crts_tp_push(struct crts_op *op)
   /* Seq_cst push, then the doorbell's sleeper count: a dispatcher that
    * armed the bell before polls again and finds the op (lapi_wait.h). */
   lapi_bell_ring();
+  lapi_cpe_running(); /* where the sender runs (keep_core), after the op */
 }
 
 int crts_tp_queued(void)
