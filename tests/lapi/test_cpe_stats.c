@@ -238,3 +238,70 @@ Test(cpe_stats, engine_per_path, .timeout = CT_TIMEOUT)
   ct_run(2, stats_task, NULL);
   CT_ASSERT_NO_FAILURE();
 }
+
+/* ------------------------------------------------ moved by the origin */
+
+/* A large contiguous put (>= LAPI_CPE_DIRECT_MIN, 16 KiB by default) is
+ * moved by the origin CPE with the engine command the MPE would issue:
+ * it shows in the CPEs' statistics under the same kind, not in the
+ * MPE's.  An unaligned one still goes to the MPE (heads and tails). */
+#define BIG_PUT 65536
+static __thread_local _Alignas(64) unsigned char big[BIG_PUT];
+
+static void direct_task(void *arg)
+{
+  (void)arg;
+  struct ct_task t;
+  ct_open(&t);
+  ct_zero(&t, &org_c);
+  ct_zero(&t, &cmpl_c);
+  CT_OK(LAPI_Gfence(t.h));
+  if (t.me == 0) {
+    struct crts_engine_stats c0, c1, m0, m1;
+    crts_engine_stats_cpes(&c0);
+    crts_engine_stats_mpe(&m0);
+    ct_fill(big, BIG_PUT, 7);
+    CT_OK(LAPI_Put(t.h, 1, BIG_PUT, big, big, NULL, &org_c, &cmpl_c));
+    ct_wait(&t, &cmpl_c, 1);
+    ct_wait(&t, &org_c, 1);
+    crts_engine_stats_cpes(&c1);
+    crts_engine_stats_mpe(&m1);
+    for (int k = 0; k < CRTS_STAT_KINDS; k++) {
+      uint64_t want_ops = k == CRTS_STAT_RMA, want_bytes = want_ops * BIG_PUT;
+      CT_CHECK_EQ(c1.ops[k] - c0.ops[k], want_ops);
+      CT_CHECK_EQ(c1.bytes[k] - c0.bytes[k], want_bytes);
+      CT_CHECK_EQ(m1.ops[k] - m0.ops[k], 0);
+    }
+    const unsigned char *there = crts_engine_ldm_translate(big, 1);
+    for (size_t i = 0; i < BIG_PUT; i++)
+      if (there[i] != ct_byte(7, i)) {
+        ct_fail("64 KiB LDM -> LDM put: byte %zu differs", i);
+        break;
+      }
+
+    /* Unaligned: the MPE moves it (a head by copy, the rest by RMA). */
+    crts_engine_stats_cpes(&c0);
+    crts_engine_stats_mpe(&m0);
+    CT_OK(LAPI_Put(t.h, 1, BIG_PUT - 8, big + 1, big + 1, NULL, &org_c,
+                   &cmpl_c));
+    ct_wait(&t, &cmpl_c, 1);
+    ct_wait(&t, &org_c, 1);
+    crts_engine_stats_cpes(&c1);
+    crts_engine_stats_mpe(&m1);
+    uint64_t mpe_bytes = 0;
+    for (int k = 0; k < CRTS_STAT_KINDS; k++) {
+      CT_CHECK_EQ(c1.ops[k] - c0.ops[k], 0);
+      mpe_bytes += m1.bytes[k] - m0.bytes[k];
+    }
+    CT_CHECK_EQ(mpe_bytes, BIG_PUT - 8);
+    CT_CHECK(m1.ops[CRTS_STAT_MPE_COPY] > m0.ops[CRTS_STAT_MPE_COPY]);
+  }
+  CT_OK(LAPI_Gfence(t.h));
+  ct_close(&t);
+}
+
+Test(cpe_stats, large_put_by_origin, .timeout = CT_TIMEOUT)
+{
+  ct_run(2, direct_task, NULL);
+  CT_ASSERT_NO_FAILURE();
+}
