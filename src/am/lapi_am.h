@@ -61,9 +61,13 @@ struct lapi_job {
 const struct lapi_job *lapi_job(void);
 /* Collectives over the job's tasks, every task calling them in the same
  * order.  LAPI_SUCCESS, or LAPI_ERR_TIMEOUT after a message when a task
- * or the launcher is gone (all[] is then zero but for our entry). */
-int lapi_job_allgather64(lapi_long_t mine, lapi_long_t *all);
-int lapi_job_barrier(void);
+ * or the launcher is gone (all[] is then zero but for our entry).  h, the
+ * handle that calls (or NULL), keeps running its work meanwhile if the
+ * calling thread dispatches it (polling mode). */
+struct lapi_hndl;
+int lapi_job_allgather64(struct lapi_hndl *h, lapi_long_t mine,
+                         lapi_long_t *all);
+int lapi_job_barrier(struct lapi_hndl *h);
 
 /* ------------------------------------------------ CPE tasks (lapi_cpe.c) */
 
@@ -134,9 +138,9 @@ void lapi_cpe_print_engine(void);
 
 enum { LAPI_H_FREE = 0, LAPI_H_ACTIVE = 1 };
 
-struct lapi_tp_stats {
-  uint64_t msgs_sent, bytes_sent; /* operations issued here, payload */
-  uint64_t msgs_recv, bytes_recv; /* operations delivered here */
+/* Operations and payload bytes of one direction on one transport. */
+struct lapi_tp_count {
+  uint64_t msgs, bytes;
 };
 
 struct lapi_hndl {
@@ -168,14 +172,20 @@ struct lapi_hndl {
   int pending;            /* items queued, atomic (futex-free hint) */
   struct lapi_rlock lock;
 
-  long outstanding;       /* sent, not landed, atomic */
   int faults;             /* peers a transport declared gone, atomic:
                              counter waits then give up after TIMEOUT */
   int evt;                /* futex: something changed for h's waiters */
   int evt_sleepers;       /* threads asleep on evt (CPE tasks), atomic */
-  unsigned long sends_done, recvs_done; /* for LAPI_Msgpoll, atomic */
 
-  struct lapi_tp_stats stats[LAPI_TP_COUNT]; /* atomic fields */
+  /* Counts (atomic), on cache lines by who writes them, so that a task
+   * sending and the dispatcher delivering to it do not pass lines back
+   * and forth on every message: what the task writes as it issues, what
+   * completes its sends, what arrives. */
+  struct lapi_tp_count sent[LAPI_TP_COUNT] __attribute__((aligned(64)));
+  long outstanding __attribute__((aligned(64))); /* sent, not landed */
+  unsigned long sends_done;                      /* for LAPI_Msgpoll */
+  unsigned long recvs_done __attribute__((aligned(64)));
+  struct lapi_tp_count recv[LAPI_TP_COUNT];
 };
 
 /* The active handle with value hv of the task the caller acts for

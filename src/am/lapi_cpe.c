@@ -172,7 +172,7 @@ void lapi_cpe_barrier_cg(uint count)
 int lapi_coll_barrier(struct lapi_hndl *h)
 {
   if (h->cpe < 0)
-    return lapi_job_barrier();
+    return lapi_job_barrier(h);
   cg_barrier(h);
   if (h->num_tasks == h->cg_tasks)
     return LAPI_SUCCESS;
@@ -180,7 +180,7 @@ int lapi_coll_barrier(struct lapi_hndl *h)
   unsigned local = h->task_id - h->cg_first;
   unsigned par = coll.seq[local]++ & 1;
   if (local == 0)
-    coll.rc[par] = lapi_job_barrier();
+    coll.rc[par] = lapi_job_barrier(h);
   cg_barrier(h);
   return coll.rc[par];
 }
@@ -204,7 +204,7 @@ int lapi_coll_allgather64(struct lapi_hndl *h, lapi_long_t mine,
                           lapi_long_t *all)
 {
   if (h->cpe < 0)
-    return lapi_job_allgather64(mine, all);
+    return lapi_job_allgather64(h, mine, all);
   unsigned local = h->task_id - h->cg_first;
   unsigned par = coll.seq[local]++ & 1;
   lapi_long_t *vals = coll.vals[par];

@@ -14,6 +14,7 @@
 
 #include "am/lapi_am.h"
 #include "transport/boot/boot_impl.h"
+#include "transport/boot/boot_proto.h"
 
 _Static_assert(sizeof(lapi_long_t) == sizeof(int64_t),
                "the all-gather moves lapi_long_t as 8 bytes");
@@ -48,7 +49,22 @@ const struct lapi_job *lapi_job(void)
   return &job;
 }
 
-int lapi_job_allgather64(lapi_long_t mine, lapi_long_t *all)
+/* A collective blocks in the bootstrap; a task in polling mode runs its
+ * handle's work meanwhile (a peer may wait for one of its messages before
+ * it joins: without this both would wait for ever). */
+static int coll_progress(void *h)
+{
+  return lapi_progress(h);
+}
+
+static void coll_wait_begin(struct lapi_hndl *h)
+{
+  if (h && h->cpe < 0 && lapi_may_dispatch(h))
+    boot_set_wait_idle(coll_progress, h);
+}
+
+int lapi_job_allgather64(struct lapi_hndl *h, lapi_long_t mine,
+                         lapi_long_t *all)
 {
   const struct lapi_job *j = lapi_job();
   if (j->num_tasks == 1 || job_bootstrap == NULL) {
@@ -56,7 +72,10 @@ int lapi_job_allgather64(lapi_long_t mine, lapi_long_t *all)
     return j->boot_rc;
   }
   int64_t v = (int64_t)mine;
-  if (job_bootstrap->allgather(job_bootstrap, &v, sizeof v, all) != 0) {
+  coll_wait_begin(h);
+  int rc = job_bootstrap->allgather(job_bootstrap, &v, sizeof v, all);
+  boot_set_wait_idle(NULL, NULL);
+  if (rc != 0) {
     memset(all, 0, j->num_tasks * sizeof *all);
     all[j->task_id] = mine;
     return LAPI_ERR_TIMEOUT;
@@ -64,11 +83,13 @@ int lapi_job_allgather64(lapi_long_t mine, lapi_long_t *all)
   return LAPI_SUCCESS;
 }
 
-int lapi_job_barrier(void)
+int lapi_job_barrier(struct lapi_hndl *h)
 {
   const struct lapi_job *j = lapi_job();
   if (j->num_tasks == 1 || job_bootstrap == NULL)
     return j->boot_rc;
-  return job_bootstrap->barrier(job_bootstrap) ? LAPI_ERR_TIMEOUT
-                                               : LAPI_SUCCESS;
+  coll_wait_begin(h);
+  int rc = job_bootstrap->barrier(job_bootstrap);
+  boot_set_wait_idle(NULL, NULL);
+  return rc ? LAPI_ERR_TIMEOUT : LAPI_SUCCESS;
 }

@@ -119,6 +119,13 @@ int boot_send_frame(int fd, int type, const void *payload, size_t len,
  * Returns -1 with errno: ETIMEDOUT, ECONNRESET for an orderly close,
  * EPROTO for a malformed length.
  */
+/* While the calling thread waits for the exchange, call fn(arg) between
+ * polls of at most 1 ms (NULL: none).  LAPI's collectives set it so that
+ * a polling-mode task keeps running its handlers inside LAPI_Gfence or
+ * LAPI_Address_init, as a peer waiting for one of its messages needs.
+ * fn returns > 0 when it did work; it is not called from within itself. */
+void boot_set_wait_idle(int (*fn)(void *), void *arg);
+
 int boot_recv_frame(int fd, int *type, unsigned char **payload, size_t *len,
                     int64_t deadline_ms);
 

@@ -10,6 +10,7 @@
  * queue until POLLOUT.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
@@ -588,11 +589,21 @@ int boot_srv_timeout_ms(struct boot_srv *s)
 {
   if (s->npending == 0)
     return -1;
-  int64_t now = boot_now_ms(), next = s->round_start +
-                                      (int64_t)s->join_timeout_s * 1000;
-  for (int i = 0; i < s->size; i++)
+  /* The join deadline matters only while a rank never connected: once
+   * all have, a round may wait as long as its slowest rank computes
+   * (counting that deadline then made lapirun's poll spin at 0 ms). */
+  int64_t now = boot_now_ms(), next = INT64_MAX;
+  for (int i = 0; i < s->size; i++) {
+    if (!s->r[i].joined) {
+      int64_t j = s->round_start + (int64_t)s->join_timeout_s * 1000;
+      if (j < next)
+        next = j;
+    }
     if (s->r[i].pending && s->r[i].conn && s->r[i].conn->next_ping < next)
       next = s->r[i].conn->next_ping;
+  }
+  if (next == INT64_MAX)
+    return -1;
   int64_t d = next - now;
   return d < 0 ? 0 : d > 60000 ? 60000 : (int)d;
 }

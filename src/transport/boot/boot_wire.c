@@ -203,6 +203,35 @@ int boot_send_frame(int fd, int type, const void *payload, size_t len,
 }
 
 /* Read exactly len bytes before the deadline. */
+/* The calling thread's work while it waits for the exchange (see
+ * boot_set_wait_idle). */
+static __thread int (*wait_idle)(void *);
+static __thread void *wait_idle_arg;
+
+void boot_set_wait_idle(int (*fn)(void *), void *arg)
+{
+  wait_idle = fn;
+  wait_idle_arg = arg;
+}
+
+/* How long the next poll of a waiting rank may block: to the deadline,
+ * or with an idle hook at most 1 ms (0 if the hook just did work). */
+static int wait_slice_ms(int64_t deadline_ms)
+{
+  int ms = left_ms(deadline_ms);
+  int (*fn)(void *) = wait_idle;
+  if (fn && ms > 0) {
+    wait_idle = NULL; /* a wait inside fn is not fn's business */
+    int did = fn(wait_idle_arg);
+    wait_idle = fn;
+    if (did > 0)
+      ms = 0;
+    else if (ms > 1)
+      ms = 1;
+  }
+  return ms;
+}
+
 static int recv_all(int fd, void *buf, size_t len, int64_t deadline_ms)
 {
   unsigned char *p = buf;
@@ -222,8 +251,8 @@ static int recv_all(int fd, void *buf, size_t len, int64_t deadline_ms)
     if (errno != EAGAIN && errno != EWOULDBLOCK)
       return -1;
     struct pollfd pf = {.fd = fd, .events = POLLIN};
-    int r = poll(&pf, 1, left_ms(deadline_ms));
-    if (r == 0) {
+    int r = poll(&pf, 1, wait_slice_ms(deadline_ms));
+    if (r == 0 && left_ms(deadline_ms) == 0) {
       errno = ETIMEDOUT;
       return -1;
     }
