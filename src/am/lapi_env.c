@@ -53,11 +53,11 @@ static void stats_of(const struct lapi_hndl *h, int tp, lapi_statistics_t *s)
   for (int t = 0; t < LAPI_TP_COUNT; t++) {
     if (tp >= 0 && t != tp)
       continue;
-    const struct lapi_tp_stats *x = &h->stats[t];
-    s->Tot_pkt_sent_cnt += __atomic_load_n(&x->msgs_sent, __ATOMIC_RELAXED);
-    s->Tot_data_sent += __atomic_load_n(&x->bytes_sent, __ATOMIC_RELAXED);
-    s->Tot_pkt_recv_cnt += __atomic_load_n(&x->msgs_recv, __ATOMIC_RELAXED);
-    s->Tot_data_recv += __atomic_load_n(&x->bytes_recv, __ATOMIC_RELAXED);
+    const struct lapi_tp_count *o = &h->sent[t], *i = &h->recv[t];
+    s->Tot_pkt_sent_cnt += __atomic_load_n(&o->msgs, __ATOMIC_RELAXED);
+    s->Tot_data_sent += __atomic_load_n(&o->bytes, __ATOMIC_RELAXED);
+    s->Tot_pkt_recv_cnt += __atomic_load_n(&i->msgs, __ATOMIC_RELAXED);
+    s->Tot_data_recv += __atomic_load_n(&i->bytes, __ATOMIC_RELAXED);
   }
 }
 

@@ -217,12 +217,12 @@ void lapi_am_notify_fire(struct lapi_hndl *h, struct lapi_am_notify *n)
 
 void lapi_am_stat_sent(struct lapi_hndl *h, enum lapi_tp_id tp, size_t bytes)
 {
-  __atomic_add_fetch(&h->stats[tp].msgs_sent, 1, __ATOMIC_RELAXED);
-  __atomic_add_fetch(&h->stats[tp].bytes_sent, bytes, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&h->sent[tp].msgs, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&h->sent[tp].bytes, bytes, __ATOMIC_RELAXED);
 }
 
 void lapi_am_stat_recv(struct lapi_hndl *h, enum lapi_tp_id tp, size_t bytes)
 {
-  __atomic_add_fetch(&h->stats[tp].msgs_recv, 1, __ATOMIC_RELAXED);
-  __atomic_add_fetch(&h->stats[tp].bytes_recv, bytes, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&h->recv[tp].msgs, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&h->recv[tp].bytes, bytes, __ATOMIC_RELAXED);
 }
