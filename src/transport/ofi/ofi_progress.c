@@ -327,13 +327,23 @@ static void nap(int us)
   pthread_mutex_lock(&ofi.lock);
 }
 
+/* Application threads polling the CQ in a tight loop (ofi_tp_tight). */
+static int tight_pollers; /* atomic */
+
 static void wait_fd(int ms)
 {
-  if (fi_trywait(ofi.fabric, (struct fid **)&ofi.cq, 1) != FI_SUCCESS)
+  /* While a thread of ours polls the CQ it finds every arrival itself:
+   * waking here as well (the kernel marks the fd on each packet) would
+   * only fight it for the lock and a CPU.  Wait for kicks alone then,
+   * 1 ms at a time, and look again. */
+  int parked = __atomic_load_n(&tight_pollers, __ATOMIC_SEQ_CST) > 0;
+  if (!parked &&
+      fi_trywait(ofi.fabric, (struct fid **)&ofi.cq, 1) != FI_SUCCESS)
     return; /* events are there: no sleep */
   pthread_mutex_unlock(&ofi.lock);
-  struct pollfd pf[2] = {{ofi.wait_fd, POLLIN, 0}, {ofi.kick_fd, POLLIN, 0}};
-  poll(pf, 2, ms);
+  struct pollfd pf[2] = {{parked ? -1 : ofi.wait_fd, POLLIN, 0},
+                         {ofi.kick_fd, POLLIN, 0}};
+  poll(pf, 2, parked && (ms < 0 || ms > 1) ? 1 : ms);
   if (pf[1].revents & POLLIN) {
     uint64_t v;
     ssize_t r = read(ofi.kick_fd, &v, sizeof v);
@@ -470,6 +480,7 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
       tight_thread = 1;
       tight_gen = ofi.gen;
       ofi_bell_polled(1);
+      __atomic_add_fetch(&tight_pollers, 1, __ATOMIC_SEQ_CST);
     }
     pthread_mutex_unlock(&ofi.lock);
     return ok;
@@ -480,6 +491,7 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
   pthread_mutex_lock(&ofi.lock);
   if (ofi.up && tight_gen == ofi.gen) {
     ofi_bell_polled(-1);
+    __atomic_sub_fetch(&tight_pollers, 1, __ATOMIC_SEQ_CST);
     progress_pass();
   }
   pthread_mutex_unlock(&ofi.lock);
@@ -489,6 +501,7 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
 int ofi_progress_start(void)
 {
   __atomic_store_n(&ofi.stop, 0, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&tight_pollers, 0, __ATOMIC_SEQ_CST); /* a new life */
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
