@@ -31,6 +31,7 @@
 
 #include "am/lapi_am.h"
 #include "am/lapi_cpe.h"
+#include "am/lapi_setting.h"
 #include "crts/crts_engine.h"
 #include "transport/boot/boot.h"
 
@@ -246,17 +247,8 @@ static void spin_settings(void)
   cpu_set_t set;
   spin_cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
                                                           : 1;
-  spin_us = 100;
-  const char *e = getenv("LAPI_CPE_SPIN_US");
-  if (e && *e) {
-    char *end;
-    long v = strtol(e, &end, 10);
-    if (*end == '\0' && v >= 0 && v <= 1000000)
-      spin_us = (int)v;
-    else
-      fprintf(stderr, "lapi: LAPI_CPE_SPIN_US=%s is not a count of "
-              "microseconds; using %d\n", e, spin_us);
-  }
+  spin_us = lapi_setting_int("LAPI_CPE_SPIN_US", 100, 1000000,
+                             "a count of microseconds", NULL);
 }
 
 static int64_t now_ns(void)

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "am/lapi_setting.h"
 #include "am/lapi_wait.h"
 
 /* ---------------------------------------------------------------- spin */
@@ -32,18 +33,8 @@ static void spin_read_env(void)
     cpus = CPU_COUNT(&set);
   spin_cpus = cpus;
   /* Spinning on one CPU only delays the thread we wait for. */
-  spin_limit = cpus > 1 ? 2000 : 0;
-  const char *s = getenv("LAPI_SPIN");
-  if (s && *s) {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*end == '\0' && v >= 0 && v <= INT_MAX) {
-      spin_limit = (int)v;
-      spin_from_env = 1;
-    } else
-      fprintf(stderr, "lapi: LAPI_SPIN=%s is not a count; using %d\n", s,
-              spin_limit);
-  }
+  spin_limit = lapi_setting_int("LAPI_SPIN", cpus > 1 ? 2000 : 0, INT_MAX,
+                                "a count of polls", &spin_from_env);
 }
 
 int lapi_spin_limit(void)
@@ -75,17 +66,8 @@ static pthread_once_t tight_once = PTHREAD_ONCE_INIT;
 
 static void tight_read_env(void)
 {
-  tight_us = 100;
-  const char *s = getenv("LAPI_POLL_US");
-  if (s && *s) {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*end == '\0' && v >= 0 && v <= 1000000)
-      tight_us = (int)v;
-    else
-      fprintf(stderr, "lapi: LAPI_POLL_US=%s is not a count of "
-              "microseconds; using %d\n", s, tight_us);
-  }
+  tight_us = lapi_setting_int("LAPI_POLL_US", 100, 1000000,
+                              "a count of microseconds", NULL);
 }
 
 int lapi_tight_us(void)
