@@ -464,6 +464,10 @@ static int open_endpoint(struct lapi_boot *b)
 
 /* ------------------------------------------------------ tp init / fini */
 
+/* Opening and closing the endpoint, users and hmap changes: taken
+ * before ofi.lock and before the bootstrap's own lock. */
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+
 int ofi_tp_init(struct lapi_hndl *h)
 {
   const struct lapi_job *j = lapi_job();
@@ -475,17 +479,22 @@ int ofi_tp_init(struct lapi_hndl *h)
              "lapirun or a PMIx launcher");
     return LAPI_ERR_NO_CONNECTIVITY;
   }
-  pthread_mutex_lock(&ofi.lock);
+  pthread_mutex_lock(&open_lock);
   int rc = LAPI_SUCCESS;
   if (ofi.users == 0) {
+    /* Not under ofi.lock: the address exchange waits in the bootstrap,
+     * where a polling-mode handle's collective runs its handlers (which
+     * take ofi.lock) while holding the bootstrap's lock. */
     ofi.tpc = h->cpe >= 0 ? h->cg_tasks : 1; /* CPE tasks per CG */
     rc = open_endpoint(b);
   }
   if (rc == LAPI_SUCCESS) {
+    pthread_mutex_lock(&ofi.lock);
     ofi.users++;
     ofi.hmap[h->slot] = h;
+    pthread_mutex_unlock(&ofi.lock);
   }
-  pthread_mutex_unlock(&ofi.lock);
+  pthread_mutex_unlock(&open_lock);
   if (rc != LAPI_SUCCESS)
     return rc;
   /* Nobody sends on this handle before every task serves it. */
@@ -516,17 +525,21 @@ void ofi_tp_fini(struct lapi_hndl *h)
 {
   if (lapi_job()->num_tasks <= lapi_job()->cg_tasks)
     return;
+  pthread_mutex_lock(&open_lock);
   pthread_mutex_lock(&ofi.lock);
   if (!ofi.hmap[h->slot]) {
     pthread_mutex_unlock(&ofi.lock);
+    pthread_mutex_unlock(&open_lock);
     return;
   }
   int tmo = ofi_timeout_s(); /* this handle's TIMEOUT counts too */
   ofi.hmap[h->slot] = NULL;
   int last = --ofi.users == 0;
   pthread_mutex_unlock(&ofi.lock);
-  if (!last)
+  if (!last) {
+    pthread_mutex_unlock(&open_lock);
     return;
+  }
   /* Our last FINs must leave before the endpoint closes, for at most
    * TIMEOUT (a peer that stopped answering keeps its packets). */
   int64_t end = ofi_now_ms() + 1000L * tmo;
@@ -547,4 +560,5 @@ void ofi_tp_fini(struct lapi_hndl *h)
   if (ofi.users == 0 && ofi.up)
     close_all();
   pthread_mutex_unlock(&ofi.lock);
+  pthread_mutex_unlock(&open_lock);
 }
