@@ -11,6 +11,7 @@
  */
 #include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "am/lapi_am.h"
 #include "transport/boot/boot_impl.h"
@@ -49,18 +50,67 @@ const struct lapi_job *lapi_job(void)
   return &job;
 }
 
-/* A collective blocks in the bootstrap; a task in polling mode runs its
+/*
+ * A collective blocks in the bootstrap; a task in polling mode runs its
  * handle's work meanwhile (a peer may wait for one of its messages before
- * it joins: without this both would wait for ever). */
+ * it joins: without this both would wait for ever).  lapirun's exchange
+ * calls lapi_progress between its polls (boot_set_wait_idle); a bootstrap
+ * that blocks inside a library (PMIx_Fence) runs on a helper thread while
+ * the caller makes progress.
+ */
 static int coll_progress(void *h)
 {
   return lapi_progress(h);
 }
 
-static void coll_wait_begin(struct lapi_hndl *h)
+static int coll_polls(const struct lapi_hndl *h)
 {
-  if (h && h->cpe < 0 && lapi_may_dispatch(h))
+  return h && h->cpe < 0 && lapi_may_dispatch(h);
+}
+
+struct coll_call {
+  const void *mine;       /* NULL: a barrier */
+  size_t len;
+  void *all;
+  int rc;
+  int done;               /* atomic */
+};
+
+static void *coll_thread(void *arg)
+{
+  struct coll_call *c = arg;
+  c->rc = c->mine ? job_bootstrap->allgather(job_bootstrap, c->mine, c->len,
+                                             c->all)
+                  : job_bootstrap->barrier(job_bootstrap);
+  __atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+  return NULL;
+}
+
+/* The bootstrap's allgather (mine != NULL) or barrier; 0 or -1. */
+static int coll_run(struct lapi_hndl *h, const void *mine, size_t len,
+                    void *all)
+{
+  struct coll_call c = {mine, len, all, -1, 0};
+  if (!coll_polls(h)) {
+    coll_thread(&c);
+    return c.rc;
+  }
+  if (strcmp(job_bootstrap->kind, "lapirun") == 0) {
     boot_set_wait_idle(coll_progress, h);
+    coll_thread(&c);
+    boot_set_wait_idle(NULL, NULL);
+    return c.rc;
+  }
+  pthread_t t;
+  if (pthread_create(&t, NULL, coll_thread, &c) != 0) {
+    coll_thread(&c); /* no thread: block as before */
+    return c.rc;
+  }
+  while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
+    if (lapi_progress(h) == 0)
+      usleep(50);
+  pthread_join(t, NULL);
+  return c.rc;
 }
 
 int lapi_job_allgather64(struct lapi_hndl *h, lapi_long_t mine,
@@ -72,10 +122,7 @@ int lapi_job_allgather64(struct lapi_hndl *h, lapi_long_t mine,
     return j->boot_rc;
   }
   int64_t v = (int64_t)mine;
-  coll_wait_begin(h);
-  int rc = job_bootstrap->allgather(job_bootstrap, &v, sizeof v, all);
-  boot_set_wait_idle(NULL, NULL);
-  if (rc != 0) {
+  if (coll_run(h, &v, sizeof v, all) != 0) {
     memset(all, 0, j->num_tasks * sizeof *all);
     all[j->task_id] = mine;
     return LAPI_ERR_TIMEOUT;
@@ -88,8 +135,5 @@ int lapi_job_barrier(struct lapi_hndl *h)
   const struct lapi_job *j = lapi_job();
   if (j->num_tasks == 1 || job_bootstrap == NULL)
     return j->boot_rc;
-  coll_wait_begin(h);
-  int rc = job_bootstrap->barrier(job_bootstrap);
-  boot_set_wait_idle(NULL, NULL);
-  return rc ? LAPI_ERR_TIMEOUT : LAPI_SUCCESS;
+  return coll_run(h, NULL, 0, NULL) ? LAPI_ERR_TIMEOUT : LAPI_SUCCESS;
 }
