@@ -33,6 +33,13 @@ double bench_median(double *v, int n)
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+void bench_spread(double *v, int n, double *med, double *lo, double *hi)
+{
+  *med = bench_median(v, n);
+  *lo = v[0];
+  *hi = v[n - 1];
+}
+
 void bench_load_average(char *out, size_t len)
 {
   snprintf(out, len, "?");

@@ -20,6 +20,9 @@ double bench_now(void);
 /* Median of v[0..n-1] (sorts v). */
 double bench_median(double *v, int n);
 
+/* Median, min and max of v[0..n-1], n >= 1 (sorts v). */
+void bench_spread(double *v, int n, double *med, double *lo, double *hi);
+
 /* The first line of /proc/loadavg, or "?". */
 void bench_load_average(char *out, size_t len);
 

@@ -48,6 +48,8 @@
 
 #include <crts.h>
 
+#include "bench_measure.h"
+
 #define MAX_REPS 32
 #define MAX_RECS 512
 #define LDM_CHUNK (128 * 1024)     /* largest DMA piece: half the LDM */
@@ -61,28 +63,6 @@ static int opt_reps = 11;
 static double opt_min_time = 0.010; /* seconds per repetition, at least */
 
 /* ------------------------------------------------------------- utilities */
-
-static double now_sec(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Median, min and max of n values (n >= 1); v is sorted in place. */
-static void stats(double *v, int n, double *med, double *lo, double *hi)
-{
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  *med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  *lo = v[0];
-  *hi = v[n - 1];
-}
 
 static void die(const char *what)
 {
@@ -151,7 +131,7 @@ static void emit(const char *section, const char *variant, int threads,
   for (int r = 0; r < opt_reps; r++)
     vals[r] = bandwidth ? (double)bytes * threads / v->per_op[r] / 1e9
                         : v->per_op[r] * 1e6;
-  stats(vals, opt_reps, &med, &lo, &hi);
+  bench_spread(vals, opt_reps, &med, &lo, &hi);
   printf("REC %s %s %d %ld %s %.6g %.6g %.6g %d\n", section, variant, threads,
          bytes, bandwidth ? "GB/s" : "us", med, lo, hi, opt_reps);
   fflush(stdout);
@@ -168,7 +148,7 @@ static void emit_ratio(const char *section, int threads, long bytes,
   double vals[MAX_REPS], med, lo, hi;
   for (int r = 0; r < opt_reps; r++)
     vals[r] = base->per_op[r] / v->per_op[r];
-  stats(vals, opt_reps, &med, &lo, &hi);
+  bench_spread(vals, opt_reps, &med, &lo, &hi);
   printf("REC %s %s/%s %d %ld ratio %.6g %.6g %.6g %d\n", section, v->name,
          base->name, threads, bytes, med, lo, hi, opt_reps);
   fflush(stdout);
@@ -208,13 +188,13 @@ static void print_cpu_split(const char *section, int n)
 static double run_crts_spawn(void *ctx, long iters)
 {
   (void)ctx;
-  double t0 = now_sec();
+  double t0 = bench_now();
   for (long i = 0; i < iters; i++) {
     if (CRTS_athread_spawn((void (*)(void))empty_cpe, NULL) != 0 ||
         CRTS_athread_join() != 0)
       die("CRTS_athread_spawn/join failed");
   }
-  return now_sec() - t0;
+  return bench_now() - t0;
 }
 
 static void *empty_pthread(void *arg) { return arg; }
@@ -227,7 +207,7 @@ struct threads_ctx {
 static double run_pthread_create(void *ctx, long iters)
 {
   struct threads_ctx *c = ctx;
-  double t0 = now_sec();
+  double t0 = bench_now();
   for (long i = 0; i < iters; i++) {
     for (int k = 0; k < c->n; k++)
       if (pthread_create(&c->tid[k], NULL, empty_pthread, NULL) != 0)
@@ -235,7 +215,7 @@ static double run_pthread_create(void *ctx, long iters)
     for (int k = 0; k < c->n; k++)
       pthread_join(c->tid[k], NULL);
   }
-  return now_sec() - t0;
+  return bench_now() - t0;
 }
 
 /*
@@ -299,7 +279,7 @@ static void pool_stop(struct pool *pl)
 static double run_pool(void *ctx, long iters)
 {
   struct pool *pl = ctx;
-  double t0 = now_sec();
+  double t0 = bench_now();
   for (long i = 0; i < iters; i++) {
     pthread_mutex_lock(&pl->lock);
     pl->running = pl->n;
@@ -309,7 +289,7 @@ static double run_pool(void *ctx, long iters)
       pthread_cond_wait(&pl->done, &pl->lock);
     pthread_mutex_unlock(&pl->lock);
   }
-  return now_sec() - t0;
+  return bench_now() - t0;
 }
 
 static void child_spawn(int n)
@@ -351,11 +331,11 @@ static void ssync_cpe(void *p)
 {
   struct barrier_ctx *c = p;
   CRTS_ssync_array(); /* everybody is awake: start together */
-  double t0 = now_sec();
+  double t0 = bench_now();
   for (long i = 0; i < c->iters; i++)
     CRTS_ssync_array();
   if (CRTS_tid == 0)
-    c->elapsed = now_sec() - t0;
+    c->elapsed = bench_now() - t0;
   where_cpe(NULL);
 }
 
@@ -379,11 +359,11 @@ static void *pbarrier_thread(void *p)
   struct barrier_arg *a = p;
   struct barrier_ctx *c = a->c;
   pthread_barrier_wait(&c->pb);
-  double t0 = now_sec();
+  double t0 = bench_now();
   for (long i = 0; i < c->iters; i++)
     pthread_barrier_wait(&c->pb);
   if (a->id == 0)
-    c->elapsed = now_sec() - t0;
+    c->elapsed = bench_now() - t0;
   return NULL;
 }
 
@@ -492,7 +472,7 @@ static void xfer_cpe(void *p)
   if (c->ncpes > 1)
     CRTS_ssync_array();
   int rc = 0;
-  c->t_start[me] = now_sec();
+  c->t_start[me] = bench_now();
   for (long i = 0; i < c->iters && rc == 0; i++)
     for (long off = 0; off < c->size && rc == 0; off += chunk)
       switch (c->op) {
@@ -501,7 +481,7 @@ static void xfer_cpe(void *p)
       case XFER_PUT_MEMCPY: memcpy(mem + off, buf, (size_t)chunk); break;
       case XFER_PUT_DMA: rc = CRTS_dma_put(mem + off, buf, (int)chunk); break;
       }
-  c->t_end[me] = now_sec();
+  c->t_end[me] = bench_now();
   /* A get leaves the last piece in buf; a put leaves buf in memory. */
   const char *want = mem + c->size - chunk;
   if (rc != 0 || memcmp(buf, want, (size_t)chunk) != 0)
@@ -609,14 +589,14 @@ static void rma_cpe(void *p)
   CRTS_ssync_array(); /* replies are zero, c->peer is set */
   if (CRTS_tid == 0) {
     int rc = 0;
-    double t0 = now_sec();
+    double t0 = bench_now();
     for (long i = 0; i < c->iters && rc == 0; i++) {
       if (c->op == RMA_MEMCPY)
         memcpy(c->peer, buf, (size_t)c->size);
       else
         rc = CRTS_rma_put(buf, (int)c->size, 1, buf, &rma_rply);
     }
-    c->elapsed = now_sec() - t0;
+    c->elapsed = bench_now() - t0;
     if (rc != 0)
       c->bad = 1;
   } else if (c->op == RMA_PUT_WAIT) {
@@ -750,7 +730,7 @@ static void run_child(const char *section, int n)
     die("pipe failed");
   fflush(stdout);
   fflush(stderr);
-  double t_start = now_sec();
+  double t_start = bench_now();
   pid_t pid = fork();
   if (pid < 0)
     die("fork failed");
@@ -796,7 +776,7 @@ static void run_child(const char *section, int n)
   if (nshares < (int)(sizeof shares / sizeof *shares)) {
     snprintf(shares[nshares].name, sizeof shares[nshares].name, "%s/%d",
              section, n);
-    shares[nshares++].cores = cpu / (now_sec() - t_start);
+    shares[nshares++].cores = cpu / (bench_now() - t_start);
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     child_failures++;
@@ -1167,7 +1147,7 @@ int main(int argc, char **argv)
 
   machine_line(); /* with --csv a '#' line: CSV readers can skip it */
   fflush(stdout);
-  double t0 = now_sec();
+  double t0 = bench_now();
   if (want("spawn"))
     for (size_t i = 0; i < sizeof spawn_counts / sizeof *spawn_counts; i++)
       run_child("spawn", spawn_counts[i]);
@@ -1195,7 +1175,7 @@ int main(int argc, char **argv)
     if (want("rma"))
       print_rma();
     print_targets();
-    printf("\n# %.1f s\n", now_sec() - t0);
+    printf("\n# %.1f s\n", bench_now() - t0);
   }
   print_shares();
   print_infos();
