@@ -174,4 +174,5 @@ const struct lapi_tp_ops lapi_tp_crts = {
   .get = crts_tp_get,
   .rmw = crts_tp_rmw,
   .progress = crts_progress,
+  .tight = lapi_tp_no_tight, /* no network to poll */
 };

@@ -255,4 +255,5 @@ const struct lapi_tp_ops lapi_tp_self = {
   .get = self_get,
   .rmw = self_rmw,
   .progress = lapi_tp_no_progress, /* everything is posted, nothing polled */
+  .tight = lapi_tp_no_tight, /* no network to poll */
 };

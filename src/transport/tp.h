@@ -111,8 +111,7 @@ struct lapi_tp_ops {
    * in a tight loop (on = 1) or has stopped (on = 0).  Returns 1 if the
    * transport has a network worth polling that way (then the thread's
    * progress calls read it every time, and peers need not wake a
-   * sleeping progress thread meanwhile), 0 if not.  Optional: a
-   * transport without a network leaves it NULL (lapi_tp_tight). */
+   * sleeping progress thread meanwhile), 0 if not (lapi_tp_no_tight). */
   int (*tight)(struct lapi_hndl *h, int on);
 };
 
@@ -139,5 +138,6 @@ int lapi_tp_no_put(struct lapi_hndl *h, const struct lapi_tp_rma *op);
 int lapi_tp_no_get(struct lapi_hndl *h, const struct lapi_tp_rma *op);
 int lapi_tp_no_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op);
 int lapi_tp_no_progress(struct lapi_hndl *h);
+int lapi_tp_no_tight(struct lapi_hndl *h, int on);
 
 #endif /* LAPI_TP_H */

@@ -66,6 +66,13 @@ int lapi_tp_no_progress(struct lapi_hndl *h)
   return 0;
 }
 
+int lapi_tp_no_tight(struct lapi_hndl *h, int on)
+{
+  (void)h;
+  (void)on;
+  return 0;
+}
+
 const struct lapi_tp_ops *const lapi_tp_all[] = {
   &lapi_tp_self,
   &lapi_tp_crts, /* crts: tasks of the caller's core group */
@@ -87,7 +94,6 @@ int lapi_tp_tight(struct lapi_hndl *h, int on)
 {
   int n = 0;
   for (unsigned t = 0; t < lapi_tp_count; t++)
-    if (lapi_tp_all[t]->tight) /* optional: only network transports */
-      n += lapi_tp_all[t]->tight(h, on);
+    n += lapi_tp_all[t]->tight(h, on);
   return n;
 }

@@ -99,32 +99,36 @@ static void item_end(struct ofi_xfer *x, int status)
     sink_fin_free(x, status);
 }
 
-static void am_done_run(struct lapi_item *it)
+/* The same two, taking ofi.lock themselves. */
+static int item_begin(struct ofi_xfer *x)
 {
-  struct ofi_xfer *x = (struct ofi_xfer *)it;
   pthread_mutex_lock(&ofi.lock);
   int gone = item_gone(x);
   pthread_mutex_unlock(&ofi.lock);
-  if (gone)
+  return gone;
+}
+
+static void item_finish(struct ofi_xfer *x, int status)
+{
+  pthread_mutex_lock(&ofi.lock);
+  item_end(x, status);
+  pthread_mutex_unlock(&ofi.lock);
+}
+
+static void am_done_run(struct lapi_item *it)
+{
+  struct ofi_xfer *x = (struct ofi_xfer *)it;
+  if (item_begin(x))
     return;
   lapi_am_recv_complete(&x->msg, &x->d);
-  pthread_mutex_lock(&ofi.lock);
-  item_end(x, LAPI_SUCCESS);
-  pthread_mutex_unlock(&ofi.lock);
+  item_finish(x, LAPI_SUCCESS);
 }
 
 /* LAPI_Purge_totask: the message is never delivered; the origin's
  * memory is free again (its org_cntr moves, no cmpl_cntr). */
 static void am_cancel(struct lapi_item *it)
 {
-  struct ofi_xfer *x = (struct ofi_xfer *)it;
-  pthread_mutex_lock(&ofi.lock);
-  x->item_queued = 0;
-  if (x->failed)
-    ofi_xfer_free(x);
-  else
-    sink_fin_free(x, LAPI_ERR_TGT_PURGED);
-  pthread_mutex_unlock(&ofi.lock);
+  item_finish((struct ofi_xfer *)it, LAPI_ERR_TGT_PURGED);
 }
 
 static void post_item(struct ofi_xfer *x, void (*run)(struct lapi_item *))
@@ -141,10 +145,7 @@ static void start_data(struct ofi_xfer *x);
 static void am_header_run(struct lapi_item *it)
 {
   struct ofi_xfer *x = (struct ofi_xfer *)it;
-  pthread_mutex_lock(&ofi.lock);
-  int gone = item_gone(x);
-  pthread_mutex_unlock(&ofi.lock);
-  if (gone)
+  if (item_begin(x))
     return;
 
   struct lapi_am_dest *d = &x->d;
@@ -157,16 +158,12 @@ static void am_header_run(struct lapi_item *it)
     pthread_mutex_unlock(&ofi.lock);
     return;
   case LAPI_AM_FAILED:
-    pthread_mutex_lock(&ofi.lock);
-    item_end(x, d->error);
-    pthread_mutex_unlock(&ofi.lock);
+    item_finish(x, d->error);
     return;
   case LAPI_AM_DISCARD:
     lapi_am_stat_recv(x->h, LAPI_TP_OFI, 0);
     lapi_am_recv_complete(&x->msg, d);
-    pthread_mutex_lock(&ofi.lock);
-    item_end(x, LAPI_SUCCESS);
-    pthread_mutex_unlock(&ofi.lock);
+    item_finish(x, LAPI_SUCCESS);
     return;
   case LAPI_AM_DELIVER:
     break;
