@@ -30,43 +30,16 @@
 #include <string.h>
 
 #include "crts/crts_engine.h"
+#include "lapi_test_util.h"
 
 #define CT_TIMEOUT 60 /* seconds; a lost wake-up fails instead of hanging */
 
 /* ------------------------------------------------------------ failures */
 
-struct ct_failures {
-  int count;
-  pthread_mutex_t lock;
-  char first[512];
-};
-
-static inline struct ct_failures *ct_failures(void)
-{
-  static struct ct_failures f = {0, PTHREAD_MUTEX_INITIALIZER, ""};
-  return &f;
-}
-
-static inline void ct_fail(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
-static inline void ct_fail(const char *fmt, ...)
-{
-  struct ct_failures *f = ct_failures();
-  pthread_mutex_lock(&f->lock);
-  if (f->count == 0) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(f->first, sizeof f->first, fmt, ap);
-    va_end(ap);
-  }
-  __atomic_add_fetch(&f->count, 1, __ATOMIC_SEQ_CST);
-  pthread_mutex_unlock(&f->lock);
-}
-
-static inline int ct_failure_count(void)
-{
-  return __atomic_load_n(&ct_failures()->count, __ATOMIC_SEQ_CST);
-}
+/* A CPE thread records its failures as any thread off the test thread
+ * does (lapi_test_util.h); the test thread asserts there were none. */
+#define ct_fail lt_fail
+#define ct_failure_count lt_failure_count
 
 #define CT_CHECK(cond)                                                       \
   do {                                                                       \
@@ -86,15 +59,7 @@ static inline int ct_failure_count(void)
 
 #define CT_OK(call) CT_CHECK_EQ((call), LAPI_SUCCESS)
 
-#define CT_ASSERT_NO_FAILURE()                                               \
-  do {                                                                       \
-    pthread_mutex_lock(&ct_failures()->lock);                                \
-    char ct_msg_[512];                                                       \
-    memcpy(ct_msg_, ct_failures()->first, sizeof ct_msg_);                   \
-    pthread_mutex_unlock(&ct_failures()->lock);                              \
-    cr_assert_eq(ct_failure_count(), 0, "%d failure(s); first: %s",          \
-                 ct_failure_count(), ct_msg_);                               \
-  } while (0)
+#define CT_ASSERT_NO_FAILURE() LT_ASSERT_HANDLERS_OK()
 
 /* ---------------------------------------------------------------- run */
 
