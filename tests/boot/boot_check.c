@@ -33,17 +33,7 @@
 
 #include "transport/boot/boot.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                  \
-  do {                                                                    \
-    if (!(cond)) {                                                        \
-      failures++;                                                         \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                         \
-      printf(__VA_ARGS__);                                                \
-      printf("\n");                                                       \
-    }                                                                     \
-  } while (0)
+#include "boot_test.h"
 
 static int env_is(const char *name, long want)
 {
@@ -247,6 +237,5 @@ int main(int argc, char **argv)
   }
   if (strcmp(mode, "print") == 0)
     return 0;
-  printf("%s %s\n", failures ? "FAIL" : "PASS", mode);
-  return failures ? 1 : 0;
+  return boot_test_end(mode);
 }

@@ -18,17 +18,7 @@
 
 #include <lapi.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                  \
-  do {                                                                    \
-    if (!(cond)) {                                                        \
-      failures++;                                                         \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                         \
-      printf(__VA_ARGS__);                                                \
-      printf("\n");                                                       \
-    }                                                                     \
-  } while (0)
+#include "boot_test.h"
 
 static int qenv(lapi_handle_t h, lapi_query_t q)
 {
@@ -113,6 +103,5 @@ int main(int argc, char **argv)
     printf("FAIL: unknown mode \"%s\"\n", mode);
     return 2;
   }
-  printf("%s %s\n", failures ? "FAIL" : "PASS", mode);
-  return failures ? 1 : 0;
+  return boot_test_end(mode);
 }
