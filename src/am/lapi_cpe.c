@@ -315,7 +315,6 @@ struct keep {
 /* What only the task itself reads and writes (no TLS lookups). */
 static struct {
   unsigned wait;   /* its wait number */
-  int slept;       /* its last spin ran out */
   struct keep keep;
   int64_t moved_ns; /* when it left the dispatcher's core last */
 } __attribute__((aligned(64))) own[CRTS_MAX_SPE_NUM];
@@ -332,7 +331,6 @@ static unsigned core_bits(void)
 static void seen_polling(int tid)
 {
   unsigned wait = ++own[tid].wait;
-  own[tid].slept = 0;
   /* Seq_cst, as the counter the task checks next: a thread that moved
    * it before this store is found by the check, one after it sees the
    * new wait (served_local). */
@@ -539,7 +537,6 @@ static int spin_over(struct lapi_spin *s)
   if (s->cpe) {
     int tid = crts_engine_cpe_tid();
     seen_asleep_tid(tid);
-    own[tid].slept = 1;
   }
   return 0;
 }
@@ -595,7 +592,6 @@ void lapi_spin_end(struct lapi_spin *s)
      * "polling" with a wait that was served, which tells the dispatcher
      * what "running" would (yield to it); its next push corrects it. */
     int tid = crts_engine_cpe_tid();
-    own[tid].slept = 0;
     own[tid].keep.since = own[tid].keep.first = 0;
   }
   if (s->until_ns) {

@@ -342,8 +342,14 @@ int crts_engine_cpe_move(void *dst, const void *src, size_t len,
                 ws == CRTS_ENGINE_BAD ? src : dst, len);
     return -1;
   }
+  /* Only what a CPE's own engines do: DMA between main memory and its
+   * own LDM, RMA between its own LDM and another CPE's.  The rest (main
+   * memory to main memory, into or out of another CPE's LDM alone) is
+   * the MPE's. */
+  if (ws != me->tid && wd != me->tid)
+    return 1;
   enum crts_stat_kind kind = ws >= 0 && wd >= 0 ? CRTS_STAT_RMA
-                             : wd >= 0          ? CRTS_STAT_DMA_GET
+                             : wd == me->tid    ? CRTS_STAT_DMA_GET
                                                 : CRTS_STAT_DMA_PUT;
   struct crts_engine_cmd c = {kind, dst, src, len, 1, len, len};
   run_cmd(&c);

@@ -113,9 +113,11 @@ int crts_engine_move(void *dst, size_t dpitch, const void *src, size_t spitch,
  * The same move of len contiguous bytes, issued by the calling CPE itself
  * (a CPE task that moves its own transfer instead of waiting for the MPE):
  * one DMA or RMA command of the kind crts_engine_move would choose,
- * counted in the calling CPE's engine statistics.  Only whole words go to
- * an engine: 1 (nothing moved) when dst, src or len is not a multiple of
- * 4 or the caller is no CPE, so the caller leaves the move to the MPE;
+ * counted in the calling CPE's engine statistics.  Only what a CPE's own
+ * engines do (one side is its own LDM) and only whole words: 1 (nothing
+ * moved) when neither side is the caller's LDM, dst, src or len is not a
+ * multiple of 4, or the caller is no CPE, so the caller leaves the move
+ * to the MPE;
  * -1 after a report if a side is not usable memory; 0 when done.
  */
 int crts_engine_cpe_move(void *dst, const void *src, size_t len,

@@ -320,8 +320,10 @@ void crts_tp_rma_run(struct crts_op *c)
   }
   if (c->tgt_cntr)
     lapi_cntr_bump(c->tgt_cntr, (int)c->org->task_id);
-  lapi_am_origin_landed(c->org);
   lapi_am_notify_fire(c->org, &c->note);
+  /* Landed after its counters: a later direct move of the handle (which
+   * waits for outstanding == 0) cannot complete before this one. */
+  lapi_am_origin_landed(c->org);
   if (c->tgt_cntr)
     lapi_cpe_served(c->tgt);
   if (c->note.org_cntr || c->note.cmpl_cntr || c->kind == CRTS_OP_GET)

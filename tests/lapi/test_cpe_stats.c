@@ -241,10 +241,11 @@ Test(cpe_stats, engine_per_path, .timeout = CT_TIMEOUT)
 
 /* ------------------------------------------------ moved by the origin */
 
-/* A large contiguous put (>= LAPI_CPE_DIRECT_MIN, 16 KiB by default) is
- * moved by the origin CPE with the engine command the MPE would issue:
- * it shows in the CPEs' statistics under the same kind, not in the
- * MPE's.  An unaligned one still goes to the MPE (heads and tails). */
+/* A large contiguous put (>= LAPI_CPE_DIRECT_MIN, 16 KiB by default) that
+ * a CPE's own engines can do (one side is its own LDM) is moved by the
+ * origin CPE: it shows in the CPEs' statistics under the kind the MPE
+ * would have used, not in the MPE's.  One from main memory into the
+ * peer's LDM, or an unaligned one, still goes to the MPE. */
 #define BIG_PUT 65536
 static __thread_local _Alignas(64) unsigned char big[BIG_PUT];
 
@@ -276,6 +277,29 @@ static void direct_task(void *arg)
     for (size_t i = 0; i < BIG_PUT; i++)
       if (there[i] != ct_byte(7, i)) {
         ct_fail("64 KiB LDM -> LDM put: byte %zu differs", i);
+        break;
+      }
+
+    /* Main memory into the peer's LDM: no command of CPE 0's own engines
+     * does that (its DMA reaches its own LDM only), so the MPE moves it
+     * with a DMA get. */
+    static _Alignas(64) unsigned char mem_src[BIG_PUT];
+    ct_fill(mem_src, BIG_PUT, 9);
+    crts_engine_stats_cpes(&c0);
+    crts_engine_stats_mpe(&m0);
+    CT_OK(LAPI_Put(t.h, 1, BIG_PUT, big, mem_src, NULL, &org_c, &cmpl_c));
+    ct_wait(&t, &cmpl_c, 1);
+    ct_wait(&t, &org_c, 1);
+    crts_engine_stats_cpes(&c1);
+    crts_engine_stats_mpe(&m1);
+    for (int k = 0; k < CRTS_STAT_KINDS; k++)
+      CT_CHECK_EQ(c1.ops[k] - c0.ops[k], 0);
+    CT_CHECK_EQ(m1.ops[CRTS_STAT_DMA_GET] - m0.ops[CRTS_STAT_DMA_GET], 1);
+    CT_CHECK_EQ(m1.bytes[CRTS_STAT_DMA_GET] - m0.bytes[CRTS_STAT_DMA_GET],
+                BIG_PUT);
+    for (size_t i = 0; i < BIG_PUT; i++)
+      if (there[i] != ct_byte(9, i)) {
+        ct_fail("64 KiB memory -> peer LDM put: byte %zu differs", i);
         break;
       }
 
