@@ -37,6 +37,8 @@
  * Usage: lapirun -n 2 [--provider P] lapi_bench [--provider P] [--quick]
  *            [--csv] [--verbose] [--raw FILE] [--mpi FILE]
  *        lapi_bench --intra-cg [--quick] [--csv] [--verbose] [--mpi FILE]
+ *   --tables LIST runs only the named tables (latency, bandwidth,
+ *   segments, strided, rate), without the targets block.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -65,6 +67,7 @@
 static struct {
   int quick, csv, intra_cg, verbose;
   const char *raw_path, *mpi_path, *provider;
+  const char *tables; /* --tables: comma-separated names, NULL = all */
   struct bench_plan plan;
 } opt;
 
@@ -710,6 +713,18 @@ static void targets(void)
 
 /* ------------------------------------------------------------ a task */
 
+/* Whether --tables names table `name` (or there was no --tables). */
+static int wanted(const char *name)
+{
+  if (opt.tables == NULL)
+    return 1;
+  size_t n = strlen(name);
+  for (const char *p = opt.tables; (p = strstr(p, name)) != NULL; p += n)
+    if ((p == opt.tables || p[-1] == ',') && (p[n] == ',' || p[n] == 0))
+      return 1;
+  return 0;
+}
+
 static volatile int task_failed;
 
 /* The whole benchmark, run by each of the two tasks (a process in
@@ -776,12 +791,17 @@ static void task_main(void *arg)
   double t0 = bench_now();
   size_t sizes[BENCH_MAX_SIZES];
   int nsizes = bench_sizes(opt.quick, sizes);
-  table_latency(sizes, nsizes);
-  table_bandwidth(sizes, nsizes);
-  table_segments();
-  table_strided();
-  table_rate();
-  if (me == 0) {
+  if (wanted("latency"))
+    table_latency(sizes, nsizes);
+  if (wanted("bandwidth"))
+    table_bandwidth(sizes, nsizes);
+  if (wanted("segments"))
+    table_segments();
+  if (wanted("strided"))
+    table_strided();
+  if (wanted("rate"))
+    table_rate();
+  if (me == 0 && opt.tables == NULL) {
     targets();
     if (!opt.csv)
       printf("\n# %.1f s\n", bench_now() - t0);
@@ -809,9 +829,11 @@ static int run_intra_cg(void)
 static int usage(const char *prog)
 {
   fprintf(stderr, "usage: lapirun -n 2 %s [--provider P] [--quick] [--csv] "
-                  "[--raw FILE] [--mpi FILE] [--verbose]\n"
+                  "[--raw FILE] [--mpi FILE] [--verbose] [--tables LIST]\n"
                   "       %s --intra-cg [--quick] [--csv] [--mpi FILE] "
-                  "[--verbose]\n",
+                  "[--verbose] [--tables LIST]\n"
+                  "LIST: comma-separated of latency,bandwidth,segments,"
+                  "strided,rate (default all, then the targets)\n",
           prog, prog);
   return 2;
 }
@@ -831,6 +853,8 @@ int main(int argc, char **argv)
       opt.raw_path = argv[++i];
     } else if (!strcmp(argv[i], "--mpi") && i + 1 < argc) {
       opt.mpi_path = argv[++i];
+    } else if (!strcmp(argv[i], "--tables") && i + 1 < argc) {
+      opt.tables = argv[++i];
     } else if (!strcmp(argv[i], "--provider") && i + 1 < argc) {
       setenv("FI_PROVIDER", argv[++i], 1);
     } else {
