@@ -355,13 +355,14 @@ static void close_all(void)
   if (ofi.up)
     LAPI_LOG(LAPI_LOG_INFO, "ofi: closing; transfers received eager %llu, "
              "RMA %llu (%llu reads), packed %llu; -FI_EAGAIN %llu; "
-             "malformed packets dropped %llu, stale %llu",
+             "malformed packets dropped %llu, stale %llu; ACKs sent %llu",
              (unsigned long long)ofi.st.eager, (unsigned long long)ofi.st.rma,
              (unsigned long long)ofi.st.reads,
              (unsigned long long)ofi.st.pull,
              (unsigned long long)ofi.st.eagain,
              (unsigned long long)ofi.st.bad_pkts,
-             (unsigned long long)ofi.st.stale_pkts);
+             (unsigned long long)ofi.st.stale_pkts,
+             (unsigned long long)ofi.st.acks);
   if (ofi.ep)
     fi_close(&ofi.ep->fid);
   ofi.ep = NULL;
@@ -415,6 +416,7 @@ static void close_all(void)
     close(ofi.kick_fd);
   ofi.kick_fd = -1;
   ofi.wait_fd = -1;
+  ofi_ack_free();
   free(ofi.peers);
   ofi.peers = NULL;
   ofi.tx_posted = 0;

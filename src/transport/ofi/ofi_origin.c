@@ -20,6 +20,10 @@
  *        moves when it got our FIN: its memory was read).
  *   RMW  org_cntr when the previous value is in prev_tgt_val.
  * Puts, gets and rmws over the network count in LAPI_Fence like AMs.
+ * An eager AM without cmpl_cntr, or an eager put without any counter or
+ * handler, gets no FIN: its record goes once it is sent, and its credit
+ * and its landing (LAPI_Fence) wait for the target's acknowledgement by
+ * count (ofi_ack.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +134,8 @@ static int credit_take(struct ofi_xfer *x)
     x->holds_credit = 1;
     return 1;
   }
+  if (p->credits <= 0)
+    ofi_nofin_starved(x->peer); /* acknowledgements may hold them */
   x->next = NULL;
   if (p->wq_tail)
     p->wq_tail->next = x;
@@ -141,8 +147,13 @@ static int credit_take(struct ofi_xfer *x)
 
 void ofi_credit_release(uint peer)
 {
+  ofi_credit_give(peer, 1);
+}
+
+void ofi_credit_give(uint peer, uint n)
+{
   struct ofi_peer *p = &ofi.peers[peer];
-  p->credits++;
+  p->credits += (int)n;
   /* Nothing starts towards a peer that is gone: the sweep of
    * ofi_peer_fail fails what waits (launching it would report success
    * for a message that never left). */
@@ -274,6 +285,21 @@ static size_t rts_room(const struct ofi_xfer *x, int with_desc)
          ofi_align8(x->uhdr_len) + (with_desc ? ofi_align8(x->desc_len) : 0);
 }
 
+/* Nothing has to come back for x once its RTS left: an eager AM
+ * without cmpl_cntr (org_cntr moves when it is packed), or an eager put
+ * that nobody at the origin waits for but LAPI_Fence. */
+static int needs_no_fin(const struct ofi_xfer *x)
+{
+  if (x->role != OFI_R_SOURCE || x->mode != OFI_MODE_EAGER)
+    return 0;
+  if (x->kind == OFI_K_AM)
+    return x->cmpl_cntr == NULL;
+  if (x->kind == OFI_K_PUT)
+    return x->note.item == NULL && x->note.org_cntr == NULL &&
+           x->note.cmpl_cntr == NULL;
+  return 0;
+}
+
 static void launch_rts(struct ofi_xfer *x)
 {
   struct ofi_buf *b = ofi_buf_get();
@@ -281,6 +307,7 @@ static void launch_rts(struct ofi_xfer *x)
     ofi_fail_xfer(x, LAPI_ERR_MEMORY_EXHAUSTED);
     return;
   }
+  int no_fin = needs_no_fin(x) && ofi_nofin_room(x->peer);
   int inl = x->desc_len == 0 || rts_room(x, 1) + (x->mode == OFI_MODE_EAGER
                                                    ? x->data_len : 0) <=
                                     ofi.buf_size;
@@ -302,6 +329,10 @@ static void launch_rts(struct ofi_xfer *x)
   r->desc_len = x->desc_len;
   r->nseg = x->nseg;
   r->shape = x->shape;
+  if (no_fin) {
+    r->flags = OFI_RTS_NO_FIN;
+    r->seq = ofi_nofin_take(x->peer, x->h);
+  }
   if (x->strided_rma) {
     r->s_block = lapi_vec_stride_block(x->src);
     r->s_stride = lapi_vec_stride_pitch(x->src);
@@ -324,6 +355,11 @@ static void launch_rts(struct ofi_xfer *x)
   ofi_send(b, x->peer, x->id);
   if (x->mode == OFI_MODE_EAGER && x->kind == OFI_K_AM)
     am_sent(x, LAPI_SUCCESS); /* packed: the origin buffer is free */
+  if (no_fin) {
+    /* Its credit and its landing now wait for the target's counts. */
+    x->holds_credit = 0;
+    ofi_xfer_free(x);
+  }
 }
 
 static void launch_get(struct ofi_xfer *x)
@@ -708,6 +744,7 @@ const struct lapi_tp_ops lapi_tp_ofi = {
   .rmw = ofi_rmw,
   .progress = ofi_tp_progress,
   .tight = ofi_tp_tight,
+  .flush = ofi_tp_flush,
 };
 
 /* --------------------------------------------------- arrivals (origin) */

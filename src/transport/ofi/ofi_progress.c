@@ -94,6 +94,8 @@ static void packet(const unsigned char *mem, size_t len)
     ofi.st.stale_pkts++; /* declared gone: nothing it says is used */
     return;
   }
+  if (ofi_ack_in(hd) != 0)
+    return;
   switch (hd->type) {
   case OFI_M_RTS: ofi_on_rts((const struct ofi_rts *)mem, len); break;
   case OFI_M_GET: ofi_on_get((const struct ofi_get *)mem, len); break;
@@ -105,7 +107,8 @@ static void packet(const unsigned char *mem, size_t len)
   case OFI_M_DATA: ofi_on_data((const struct ofi_data *)mem, len); break;
   case OFI_M_FIN: ofi_on_fin((const struct ofi_fin *)mem); break;
   case OFI_M_PING: pong(hd); break;
-  default: break; /* PONG: last_rx_ms is all it is for */
+  case OFI_M_ACK_REQ: ofi_on_ack_req(hd); break;
+  default: break; /* PONG, ACK: last_rx_ms and the counts are all */
   }
 }
 
@@ -263,6 +266,7 @@ void ofi_peer_fail(uint peer, int code, const char *why)
     snprintf(msg, sizeof msg, "unreachable (%s): its operations fail", why);
     ofi_report(h, code, INT_ERR, peer * ofi.tpc, msg); /* its 1st task */
   }
+  ofi_nofin_peer_fail(peer);
   for (uint32_t s = 0; s < ofi.xcap; s++) {
     struct ofi_xfer *x = ofi.xtab[s];
     if (x && x->peer == peer && !x->failed) {
@@ -291,6 +295,9 @@ static void watchdog(void)
   for (uint32_t s = 0; s < ofi.xcap; s++)
     if (ofi.xtab[s] && !ofi.xtab[s]->failed)
       wait[ofi.xtab[s]->peer] = 1;
+  for (uint t = 0; t < ofi.ntasks && ofi.nf_unacked; t++)
+    if (ofi.peers[t].nf_next != ofi.peers[t].nf_acked)
+      wait[t] = 1; /* our Fence may wait for its acknowledgement */
   for (uint t = 0; t < ofi.ntasks; t++) {
     struct ofi_peer *p = &ofi.peers[t];
     if (!wait[t] || p->failed)
@@ -363,7 +370,7 @@ static void *progress_main(void *arg)
     ofi_send_retry();
     ofi_sink_issue();
     ofi_fail_pending();
-    if (ofi.xlive)
+    if (ofi.xlive || ofi.nf_unacked)
       watchdog();
     if (n > 0) {
       idle = 0;
@@ -374,7 +381,8 @@ static void *progress_main(void *arg)
       }
       continue;
     }
-    int busy = ofi.tx_posted || ofi.retry_head || ofi.xlive;
+    int busy = ofi.tx_posted || ofi.retry_head || ofi.xlive ||
+               ofi.nf_unacked;
     /* something waits for a retry, or our own reads complete without a
      * ring: come back soon */
     int again = ofi.retry_head || ofi.ready_head || ofi.reads_posted;

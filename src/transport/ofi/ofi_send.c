@@ -71,6 +71,8 @@ static int post(struct ofi_buf *b)
 {
   fi_addr_t a = ofi.peers[b->peer].addr;
   int rc;
+  /* The freshest acknowledgement rides on every packet (ofi_ack.c). */
+  ofi_ack_stamp((struct ofi_hdr *)b->mem, b->peer);
   if (lapi_log_level() >= LAPI_LOG_TRACE) {
     const struct ofi_hdr *hd = (const struct ofi_hdr *)b->mem;
     LAPI_LOG(LAPI_LOG_TRACE, "ofi: send type %d to %u, %zu B, id %llx",
