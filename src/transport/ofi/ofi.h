@@ -222,6 +222,9 @@ struct ofi_read {
   struct fid_mr *lmr[OFI_READ_IOV]; /* FI_MR_LOCAL registrations */
 };
 
+/* RTS bytes a transfer record holds itself (an 8-byte AM takes 136). */
+#define OFI_PKT_INLINE 256
+
 /* A description rebuilt from the wire: a vector and its arrays. */
 struct ofi_vec {
   lapi_vec_t v;
@@ -243,8 +246,7 @@ struct ofi_xfer {
   uint peer;                 /* the other end's core group */
   uint task;                 /* the other end's LAPI task (in peer) */
   struct lapi_hndl *h;
-  struct ofi_xfer *next;     /* credit queue, ready list */
-  int64_t t_start_ms;
+  struct ofi_xfer *next;     /* credit queue, ready list, spare list */
 
   /* Origin counters and handlers (AM, PUT: SOURCE; GET: R_GET; RMW). */
   uint64_t tgt_cntr;         /* counter in the other task, or at the GET
@@ -316,6 +318,9 @@ struct ofi_xfer {
   /* R_RMW */
   void *prev;
   int rmw_size;
+
+  /* SINK: a small RTS is copied here rather than into a malloc'd pkt. */
+  unsigned char pkt_inline[OFI_PKT_INLINE] __attribute__((aligned(8)));
 };
 
 /* ------------------------------------------------------------- globals */
@@ -405,6 +410,8 @@ struct ofi_state {
   unsigned gen;              /* endpoint lives so far (tight pollers) */
 
   struct ofi_xfer **xtab;    /* transfers by slot */
+  struct ofi_xfer *xspare;   /* freed records kept for reuse */
+  int nspare;
   uint32_t *xgen;
   uint32_t xcap, xfree_hint;
   long xlive;

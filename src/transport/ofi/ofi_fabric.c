@@ -31,10 +31,12 @@
 struct ofi_state ofi = {.lock = PTHREAD_MUTEX_INITIALIZER, .wait_fd = -1,
                         .kick_fd = -1, .tpc = 1};
 
+/* Coarse (a few ms): it stamps every packet received, and what it times
+ * is counted in seconds (silence, TIMEOUT) or hundreds of ms. */
 int64_t ofi_now_ms(void)
 {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
@@ -390,6 +392,12 @@ static void close_all(void)
   for (uint32_t s = 0; s < ofi.xcap; s++)
     if (ofi.xtab[s])
       ofi_xfer_free(ofi.xtab[s]);
+  while (ofi.xspare) {
+    struct ofi_xfer *x = ofi.xspare;
+    ofi.xspare = x->next;
+    free(x);
+  }
+  ofi.nspare = 0;
   free(ofi.xtab);
   free(ofi.xgen);
   ofi.xtab = NULL;

@@ -381,7 +381,7 @@ void ofi_on_rts(const struct ofi_rts *r, size_t len)
     x->nf_seq = r->seq;
   }
   x->src_xfer = r->h.id;
-  x->pkt = malloc(len);
+  x->pkt = len <= OFI_PKT_INLINE ? x->pkt_inline : malloc(len);
   if (x->pkt == NULL) {
     rts_refuse(r, LAPI_ERR_MEMORY_EXHAUSTED);
     if (x->kind == OFI_K_GETREPLY)
