@@ -420,7 +420,9 @@ static void *progress_main(void *arg)
  * read the CQ too when the lock is free, which saves the hand-over from
  * the progress thread while traffic flows.  Everything stays under
  * ofi.lock, so completions are still handled one at a time, in order. */
-static __thread int tight_thread; /* this thread polls in a tight loop */
+/* initial-exec: read on every poll (no __tls_get_addr call) */
+#define OFI_TLS __thread __attribute__((tls_model("initial-exec")))
+static OFI_TLS int tight_thread; /* this thread polls in a tight loop */
 
 /* One pass of an application thread over the transport's work, under
  * ofi.lock: completions, packets to retry, reads to issue, failures.
@@ -446,7 +448,7 @@ int ofi_tp_progress(struct lapi_hndl *h)
    * its length and does not starve the application on 2 cores.  A tight
    * poller (ofi_tp_tight) reads it every time: it waits for the network
    * and nothing else, and its loop is timed, not counted. */
-  static __thread int64_t last;
+  static OFI_TLS int64_t last;
   if (!tight_thread) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -472,7 +474,7 @@ int ofi_tp_progress(struct lapi_hndl *h)
  * sleeps while peers think it polls; the outer loop registers again
  * (on = 1 again is cheap).  Registrations belong to one endpoint's life
  * (tight_gen): a poller that outlives a LAPI_Term leaves nothing behind. */
-static __thread unsigned tight_gen;
+static OFI_TLS unsigned tight_gen;
 
 int ofi_tp_tight(struct lapi_hndl *h, int on)
 {
