@@ -344,6 +344,8 @@ struct ofi_peer {
   uint32_t nf_acked;         /* all below this completed there */
   uint32_t nf_done;          /* how many it said it completed (credits) */
   uint32_t nf_asked;         /* what our last ACK_REQ waits for */
+  int nf_asking;             /* it is not answered yet */
+  uint32_t nf_watched;       /* nf_acked at the watchdog's last look */
   struct lapi_hndl **nf_hndl; /* by seq % window: whose Fence waits */
   /* No-FIN messages it sent us. */
   uint32_t in_done;          /* completed */
@@ -507,6 +509,7 @@ int ofi_nofin_room(uint peer);
 uint32_t ofi_nofin_take(uint peer, struct lapi_hndl *h);
 void ofi_nofin_peer_fail(uint peer);
 void ofi_nofin_starved(uint peer);
+void ofi_ack_watch(void);
 void ofi_ack_stamp(struct ofi_hdr *hd, uint peer);
 int ofi_ack_in(const struct ofi_hdr *hd);
 int ofi_nofin_arrived(uint peer, uint32_t seq);

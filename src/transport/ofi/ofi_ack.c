@@ -85,6 +85,21 @@ void ofi_nofin_peer_fail(uint peer)
   p->nf_done = p->nf_next;
 }
 
+static void send_ack_req(uint peer)
+{
+  struct ofi_peer *p = &ofi.peers[peer];
+  struct ofi_hdr r;
+  memset(&r, 0, sizeof r);
+  r.magic = OFI_WIRE_MAGIC;
+  r.type = OFI_M_ACK_REQ;
+  r.src = ofi.me;
+  r.len = sizeof r;
+  r.id = p->nf_next;
+  p->nf_asked = p->nf_next;
+  p->nf_asking = 1;
+  ofi_send_small(peer, &r, sizeof r);
+}
+
 /* The counts of a packet from hd->src; -1 if they cannot be true. */
 int ofi_ack_in(const struct ofi_hdr *hd)
 {
@@ -101,21 +116,15 @@ int ofi_ack_in(const struct ofi_hdr *hd)
   }
   if ((int32_t)(hd->ack_seq - p->nf_acked) > 0)
     landed_upto(p, hd->ack_seq);
+  if (p->nf_asking && (int32_t)(p->nf_acked - p->nf_asked) >= 0) {
+    /* Answered.  Messages sent since (launched as credits came back, or
+     * by handlers) need asking too: the waiter may be asleep and not
+     * call ofi_tp_flush again until its messages land. */
+    p->nf_asking = 0;
+    if (p->nf_next != p->nf_acked)
+      send_ack_req(hd->src);
+  }
   return 0;
-}
-
-static void send_ack_req(uint peer)
-{
-  struct ofi_peer *p = &ofi.peers[peer];
-  struct ofi_hdr r;
-  memset(&r, 0, sizeof r);
-  r.magic = OFI_WIRE_MAGIC;
-  r.type = OFI_M_ACK_REQ;
-  r.src = ofi.me;
-  r.len = sizeof r;
-  r.id = p->nf_next;
-  p->nf_asked = p->nf_next;
-  ofi_send_small(peer, &r, sizeof r);
 }
 
 /* 1 if an ACK_REQ to p would learn something not already asked for. */
@@ -153,6 +162,21 @@ void ofi_nofin_starved(uint peer)
 {
   if (worth_asking(&ofi.peers[peer]))
     send_ack_req(peer);
+}
+
+/* The watchdog's pass (every WATCH_MS): unacknowledged messages that
+ * nobody asked about and that did not move since the last pass.  A
+ * waiter asleep in LAPI_Fence while a handler sent more (so nothing
+ * asked for those) ends within two passes; idle credits come back. */
+void ofi_ack_watch(void)
+{
+  for (uint t = 0; t < ofi.ntasks; t++) {
+    struct ofi_peer *p = &ofi.peers[t];
+    if (p->nf_next != p->nf_acked && !p->nf_asking &&
+        p->nf_watched == p->nf_acked && worth_asking(p))
+      send_ack_req(t);
+    p->nf_watched = p->nf_acked;
+  }
 }
 
 /* ------------------------------------------------------------ target */

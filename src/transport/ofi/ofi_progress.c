@@ -289,6 +289,8 @@ static void watchdog(void)
   last_watch = now;
   int64_t limit = 1000L * ofi_timeout_s();
   int64_t ping = limit / 4 > 1000 ? limit / 4 : 1000;
+  if (ofi.nf_unacked)
+    ofi_ack_watch();
   unsigned char *wait = calloc(ofi.ntasks, 1);
   if (wait == NULL)
     return;
