@@ -386,6 +386,7 @@ struct ofi_state {
   size_t iov_limit, rma_iov_limit, max_msg;
   uint64_t mr_mode;
   int has_rma;
+  int fin_always;            /* LAPI_OFI_FIN_ALWAYS: no no-FIN messages */
   char prov[64];
 
   struct fi_info *info;

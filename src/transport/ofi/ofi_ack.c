@@ -41,7 +41,7 @@
 int ofi_nofin_room(uint peer)
 {
   struct ofi_peer *p = &ofi.peers[peer];
-  if (ofi.tpc != 1 || p->failed || p->fail_pending)
+  if (ofi.tpc != 1 || ofi.fin_always || p->failed || p->fail_pending)
     return 0;
   if (p->nf_hndl == NULL) {
     p->nf_hndl = calloc(OFI_NOFIN_WINDOW, sizeof *p->nf_hndl);

@@ -166,6 +166,7 @@ static void settings(void)
   ofi.credits = (int)env_size("LAPI_OFI_CREDITS", 64, 1, 65536);
   ofi.read_window = (int)env_size("LAPI_OFI_WINDOW", 8, 1, 256);
   ofi.max_read = env_size("LAPI_OFI_MAX_READ", 4u << 20, 4096, 1u << 30);
+  ofi.fin_always = getenv("LAPI_OFI_FIN_ALWAYS") != NULL;
 }
 
 static int provider_up(struct lapi_boot *b)
