@@ -3,7 +3,9 @@
  * table, credits, and what the origin does with FIN, PULL and RMW replies.
  *
  * Every operation is a transfer record with an id (slot | generation <<
- * 32) that the peer quotes back; a quote of a freed or reused slot is
+ * 32) that the peer quotes back (but a small Amsend that needs no FIN:
+ * its RTS is built straight from the call, am_send_direct); records are
+ * kept on a spare list for reuse; a quote of a freed or reused slot is
  * stale and dropped.  Requests (RTS of an AM or put, GET, RMW) need a
  * credit of their target: LAPI_OFI_CREDITS per peer, given back by the
  * FIN or reply.  Without one the request waits in the peer's queue and

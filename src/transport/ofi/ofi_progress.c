@@ -3,7 +3,8 @@
  *
  * It turns completions into transport work under ofi.lock (packets are
  * parsed and copied out, receive buffers reposted at once, RMA reads and
- * pulls continued, FINs turned into counter increments) and hands
+ * pulls continued, FINs and the acknowledgement counts every packet
+ * carries turned into counter increments and credits) and hands
  * everything LAPI means to run in MPE context (header and completion
  * handlers, send completion handlers, error handlers) to the handle's
  * dispatcher as work items.  So the application's threads and the
@@ -20,7 +21,9 @@
  * wait for that sent nothing for TIMEOUT/4 gets a PING (answered by its
  * progress thread, not its application), and one silent for TIMEOUT
  * seconds (LAPI_Qenv TIMEOUT, the smallest of the served handles) is
- * declared gone.  Every transfer with a gone peer fails: the origin's
+ * declared gone.  A peer that holds messages of ours not acknowledged
+ * yet (ofi_ack.c) is watched the same way, and asked about them when
+ * they did not move for a pass.  Every transfer with a gone peer fails: the origin's
  * error handler hears of it, its counters never move, and new operations
  * to that task return LAPI_ERR_NO_CONNECTIVITY.
  */

@@ -9,7 +9,9 @@
  * the order of sends to each peer (a packet waits behind earlier ones to
  * the same peer only, so a peer that stopped answering does not hold up
  * the others), and the progress thread (woken if asleep) posts it again
- * after reading the CQ.  Everything here runs under ofi.lock.
+ * after reading the CQ.  Every packet is stamped, when it is posted, with
+ * the freshest acknowledgement counts for its peer (ofi_ack.c).
+ * Everything here runs under ofi.lock.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -20,8 +20,11 @@
  *            registration failed) PULL requests of one chunk each, up to
  *            read_window in flight; the source packs, we unpack.
  * When every byte is in: the AM's completion handler and tgt_cntr (MPE
- * item), or the put's tgt_cntr, then a FIN to the source.  A description
- * too large for one packet is pulled first (stream DESC).
+ * item), or the put's tgt_cntr, then a FIN to the source, or for a NO_FIN
+ * RTS (eager, the origin waits for nothing) a count towards the next
+ * acknowledgement (ofi_ack.c).  A small RTS is copied into its transfer
+ * record, which comes from a list of spare ones.  A description too
+ * large for one packet is pulled first (stream DESC).
  */
 #include <stdio.h>
 #include <stdlib.h>
