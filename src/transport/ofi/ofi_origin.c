@@ -8,7 +8,7 @@
  * kept on a spare list for reuse; a quote of a freed or reused slot is
  * stale and dropped.  Requests (RTS of an AM or put, GET, RMW) need a
  * credit of their target: LAPI_OFI_CREDITS per peer, given back by the
- * FIN or reply.  Without one the request waits in the peer's queue and
+ * FIN or reply (or the acknowledgement by count).  Without one the request waits in the peer's queue and
  * leaves when a credit returns, so any number of operations may be
  * outstanding while the target holds at most `credits` of ours.
  *
