@@ -196,6 +196,7 @@ int main(void)
         OT_CHECK(0, "fenced put %d from %d wrong", q, t);
         break;
       }
+  OT_OK(LAPI_Gfence(ot.h)); /* nobody sends the next phase before */
 
   /* many-to-one */
   if (ot.me != 0) {
