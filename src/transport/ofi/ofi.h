@@ -458,6 +458,9 @@ void ofi_bell_sleep(int ms, int (*poll)(void));
 /* ofi_progress.c */
 int ofi_tp_progress(struct lapi_hndl *h);
 int ofi_tp_tight(struct lapi_hndl *h, int on);
+/* The CQ read a tight poller of this thread skipped when it stopped
+ * (wait-fd providers), done after its next send; under ofi.lock. */
+void ofi_owed_pass(void);
 int ofi_progress_start(void);
 void ofi_progress_stop(void);
 void ofi_kick(void);

@@ -602,6 +602,7 @@ static int ofi_am_send(struct lapi_hndl *h, const struct lapi_tp_am *am)
   pthread_mutex_lock(&ofi.lock);
   int rc = usable(am->tgt);
   if (rc == LAPI_SUCCESS && am_send_direct(h, am)) {
+    ofi_owed_pass();
     pthread_mutex_unlock(&ofi.lock);
     return LAPI_SUCCESS;
   }
@@ -649,6 +650,7 @@ static int ofi_am_send(struct lapi_hndl *h, const struct lapi_tp_am *am)
   choose_mode(x);
   if (credit_take(x))
     launch(x);
+  ofi_owed_pass();
   pthread_mutex_unlock(&ofi.lock);
   return LAPI_SUCCESS;
 }
@@ -710,6 +712,7 @@ static int start_noted(struct lapi_hndl *h, struct ofi_xfer *x, int rc)
   __atomic_add_fetch(&h->outstanding, 1, __ATOMIC_SEQ_CST);
   if (credit_take(x))
     launch(x);
+  ofi_owed_pass();
   pthread_mutex_unlock(&ofi.lock);
   return LAPI_SUCCESS;
 }

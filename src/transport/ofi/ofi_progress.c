@@ -480,6 +480,15 @@ int ofi_tp_progress(struct lapi_hndl *h)
  * (on = 1 again is cheap).  Registrations belong to one endpoint's life
  * (tight_gen): a poller that outlives a LAPI_Term leaves nothing behind. */
 static OFI_TLS unsigned tight_gen;
+static OFI_TLS int pass_owed; /* the pass that ended tight polling */
+
+void ofi_owed_pass(void)
+{
+  if (pass_owed) {
+    pass_owed = 0;
+    progress_pass();
+  }
+}
 
 int ofi_tp_tight(struct lapi_hndl *h, int on)
 {
@@ -489,6 +498,7 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
       return 0;
     if (tight_thread)
       return 1;
+    pass_owed = 0; /* the loop polls anyway */
     pthread_mutex_lock(&ofi.lock);
     int ok = ofi.up;
     if (ok) {
@@ -507,7 +517,15 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
   if (ofi.up && tight_gen == ofi.gen) {
     ofi_bell_polled(-1);
     __atomic_sub_fetch(&tight_pollers, 1, __ATOMIC_SEQ_CST);
-    progress_pass();
+    /* With a CQ wait fd the progress thread, parked for at most 1 ms at
+     * a time while we polled, now waits on the fd and finds what came
+     * since our last poll: the pass can wait for this thread's next
+     * send, off the path of a reply (a CQ read on tcp is a system
+     * call).  Without one (shm) nobody rang for it: read now. */
+    if (ofi.wait_fd >= 0)
+      pass_owed = 1;
+    else
+      progress_pass();
   }
   pthread_mutex_unlock(&ofi.lock);
   return 0;
