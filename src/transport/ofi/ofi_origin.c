@@ -8,9 +8,10 @@
  * kept on a spare list for reuse; a quote of a freed or reused slot is
  * stale and dropped.  Requests (RTS of an AM or put, GET, RMW) need a
  * credit of their target: LAPI_OFI_CREDITS per peer, given back by the
- * FIN or reply (or the acknowledgement by count).  Without one the request waits in the peer's queue and
- * leaves when a credit returns, so any number of operations may be
- * outstanding while the target holds at most `credits` of ours.
+ * FIN or reply (or the acknowledgement by count).  Without one the
+ * request waits in the peer's queue and leaves when a credit returns, so
+ * any number of operations may be outstanding while the target holds at
+ * most `credits` of ours.
  *
  * Counters at the origin (docs/LAPI.md):
  *   AM   org_cntr when the data left our memory: at once for eager
