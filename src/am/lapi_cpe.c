@@ -37,7 +37,8 @@
 
 static int mode;               /* enum lapi_cpe_mode, atomic */
 static uint mode_first;        /* cg_first of the CPE tasks, atomic */
-static __thread int ctx_local = -1; /* task the thread acts for, -1: own */
+/* task the thread acts for, -1: own (initial-exec: read per item) */
+static __thread int ctx_local __attribute__((tls_model("initial-exec"))) = -1;
 
 static void served_local(int tid);
 

@@ -20,6 +20,11 @@
 static int landed(void *arg)
 {
   struct lapi_hndl *h = arg;
+  if (__atomic_load_n(&h->outstanding, __ATOMIC_SEQ_CST) == 0)
+    return 1;
+  /* Messages that land without a word to us: ask for one (once per
+   * batch sent; cheap otherwise). */
+  lapi_tp_flush(h);
   return __atomic_load_n(&h->outstanding, __ATOMIC_SEQ_CST) == 0;
 }
 

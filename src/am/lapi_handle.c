@@ -272,6 +272,8 @@ int PLAPI_Init(lapi_handle_t *hndl, lapi_info_t *lapi_info)
 static int quiet(void *arg)
 {
   struct lapi_hndl *h = arg;
+  if (__atomic_load_n(&h->outstanding, __ATOMIC_SEQ_CST) != 0)
+    lapi_tp_flush(h); /* ask for acknowledgements (as LAPI_Fence) */
   return __atomic_load_n(&h->pending, __ATOMIC_SEQ_CST) == 0 &&
          __atomic_load_n(&h->outstanding, __ATOMIC_SEQ_CST) == 0;
 }

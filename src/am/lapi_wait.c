@@ -192,7 +192,7 @@ void lapi_bell_ring_waiters(void)
 
 /* -------------------------------------------------------- thread ids */
 
-static __thread char self_tag;
+static __thread char self_tag __attribute__((tls_model("initial-exec")));
 
 uintptr_t lapi_self_id(void)
 {

@@ -175,4 +175,5 @@ const struct lapi_tp_ops lapi_tp_crts = {
   .rmw = crts_tp_rmw,
   .progress = crts_progress,
   .tight = lapi_tp_no_tight, /* no network to poll */
+  .flush = lapi_tp_no_flush, /* completions are always reported */
 };

@@ -113,10 +113,19 @@ struct lapi_tp_ops {
    * progress calls read it every time, and peers need not wake a
    * sleeping progress thread meanwhile), 0 if not (lapi_tp_no_tight). */
   int (*tight)(struct lapi_hndl *h, int on);
+  /* h waits until its messages landed (LAPI_Fence, LAPI_Gfence,
+   * LAPI_Term): ask the targets for what would tell (a transport whose
+   * messages can land without a word to the origin: ofi's no-FIN
+   * messages).  Cheap when there is nothing to ask; returns the requests
+   * sent (lapi_tp_no_flush: 0). */
+  int (*flush)(struct lapi_hndl *h);
 };
 
 /* Every transport's tight op; returns how many have a network to poll. */
 int lapi_tp_tight(struct lapi_hndl *h, int on);
+
+/* Every transport's flush op. */
+void lapi_tp_flush(struct lapi_hndl *h);
 
 /* The transport that serves tgt for h (tgt already checked < NUM_TASKS). */
 const struct lapi_tp_ops *lapi_tp_select(const struct lapi_hndl *h,
@@ -139,5 +148,6 @@ int lapi_tp_no_get(struct lapi_hndl *h, const struct lapi_tp_rma *op);
 int lapi_tp_no_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op);
 int lapi_tp_no_progress(struct lapi_hndl *h);
 int lapi_tp_no_tight(struct lapi_hndl *h, int on);
+int lapi_tp_no_flush(struct lapi_hndl *h);
 
 #endif /* LAPI_TP_H */

@@ -73,6 +73,12 @@ int lapi_tp_no_tight(struct lapi_hndl *h, int on)
   return 0;
 }
 
+int lapi_tp_no_flush(struct lapi_hndl *h)
+{
+  (void)h;
+  return 0;
+}
+
 const struct lapi_tp_ops *const lapi_tp_all[] = {
   &lapi_tp_self,
   &lapi_tp_crts, /* crts: tasks of the caller's core group */
@@ -96,4 +102,10 @@ int lapi_tp_tight(struct lapi_hndl *h, int on)
   for (unsigned t = 0; t < lapi_tp_count; t++)
     n += lapi_tp_all[t]->tight(h, on);
   return n;
+}
+
+void lapi_tp_flush(struct lapi_hndl *h)
+{
+  for (unsigned t = 0; t < lapi_tp_count; t++)
+    lapi_tp_all[t]->flush(h);
 }

@@ -8,6 +8,7 @@
  *  - send it active messages (eager and rendezvous), puts, gets and an
  *    rmw, and wait for their completion counters: each wait must end
  *    with LAPI_ERR_TIMEOUT instead of hanging;
+ *  - send it messages that get no FIN and LAPI_Fence: the fence ends;
  *  - must have heard of it through their error handler, naming the task;
  *  - get an error code from new operations to it;
  *  - still talk to each other;
@@ -75,11 +76,14 @@ int main(void)
   for (int i = 0; i < 1000 && kill((pid_t)pids[victim], 0) == 0; i++)
     usleep(10000);
 
-  /* Operations to the victim: none can complete. */
+  /* Operations to the victim: none can complete.  Those without a FIN
+   * first make LAPI_Fence wait until the victim is declared gone. */
   lapi_cntr_t gorg;
   double t0 = ot_now_s();
   int issued = ot_issue_to_gone(victim, 20, cntrs, boxes, &org, &cmpl,
                                 &gorg);
+  double fenced = ot_fence_on_gone(victim, boxes);
+  OT_CHECK(fenced < 40, "the fence took %.1f s", fenced);
   int rc = LAPI_Waitcntr(ot.h, &cmpl, issued, NULL);
   double waited = ot_now_s() - t0;
   OT_CHECK(rc == LAPI_ERR_TIMEOUT, "Waitcntr on operations to a dead task "

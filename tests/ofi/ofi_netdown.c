@@ -9,6 +9,7 @@
  *  - sends the other active messages (eager and rendezvous), a put, a get
  *    and an rmw, and waits for their counters: each wait must end with
  *    LAPI_ERR_TIMEOUT within a bounded time instead of hanging;
+ *  - sends it messages that get no FIN and calls LAPI_Fence: it ends;
  *  - must have heard of it through its error handler, naming the peer;
  *  - gets an error code from a new operation to the peer.
  * Then task 1 brings its link back (the bootstrap's own connection to
@@ -67,6 +68,9 @@ int main(void)
 
   double t0 = ot_now_s();
   int issued = ot_issue_to_gone(peer, 8, cntrs, boxes, &org, &cmpl, &gorg);
+  /* Messages without a FIN over the dead link: LAPI_Fence ends. */
+  double fenced = ot_fence_on_gone(peer, boxes);
+  OT_CHECK(fenced < 8 * TIMEOUT_S, "the fence took %.1f s", fenced);
   int rc = LAPI_Waitcntr(ot.h, &cmpl, issued, NULL);
   double waited = ot_now_s() - t0;
   OT_CHECK(rc == LAPI_ERR_TIMEOUT, "Waitcntr on operations over a network "

@@ -4,6 +4,10 @@
  *  all-to-all  every task sends K active messages to every other task
  *              without waiting (mostly 0-256 B, every 50th 20 KB, so the
  *              eager and rendezvous paths mix), then K puts;
+ *  fenced      all-to-all again with no origin counters (the eager
+ *              messages and the puts get no FIN: the targets acknowledge
+ *              them by count), then LAPI_Gfence: every message has then
+ *              completed at its target, counted once, bytes right;
  *  many-to-one every task but 0 sends M messages to task 0 at once.
  * Each message carries (source, sequence) in its user header; the target
  * checks its bytes, that every sequence number of every source arrives
@@ -26,7 +30,7 @@ struct sh {
   int phase;
 };
 
-static unsigned char *seen[2][MAXT]; /* [phase][src]: one byte per seq */
+static unsigned char *seen[3][MAXT]; /* [phase][src]: one byte per seq */
 static lapi_cntr_t am_tgt, put_tgt;
 static unsigned char put_slots[MAXT][K][8];
 
@@ -54,9 +58,9 @@ static void *hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
   (void)uhdr_len;
   lapi_return_info_t *ri = (lapi_return_info_t *)msg_len_p;
   struct sh *u = uhdr;
-  int lim = u->phase ? M : K;
+  int lim = u->phase == 1 ? M : K;
   if (u->src < 0 || u->src >= ot.n || u->seq < 0 || u->seq >= lim ||
-      u->phase < 0 || u->phase > 1) {
+      u->phase < 0 || u->phase > 2) {
     OT_CHECK(0, "bad header src %d seq %d", u->src, u->seq);
     return NULL;
   }
@@ -98,7 +102,7 @@ int main(void)
     fprintf(stderr, "at most %d tasks\n", MAXT);
     return 2;
   }
-  for (int p = 0; p < 2; p++)
+  for (int p = 0; p < 3; p++)
     for (int t = 0; t < ot.n; t++)
       seen[p][t] = calloc(M, 1);
   LAPI_Setcntr(ot.h, &am_tgt, 0);
@@ -159,6 +163,41 @@ int main(void)
       }
   OT_OK(LAPI_Gfence(ot.h));
 
+  /* fenced: nothing but LAPI_Gfence tells that these completed */
+  for (int q = 0; q < K; q++)
+    for (int d = 1; d < ot.n; d++) {
+      int t = (ot.me + d) % ot.n;
+      u = (struct sh){ot.me, q, msg_len(q), 2};
+      OT_OK(LAPI_Amsend(ot.h, (uint)t, (void *)3, &u, sizeof u, data[t],
+                        (ulong)u.len, am_cntrs[t], NULL, NULL));
+    }
+  for (int q = 0; q < K; q++)
+    for (int b = 0; b < 8; b++)
+      val[q][b] = ot_byte((uint32_t)(ot.me + q + 7), (size_t)b);
+  for (int q = 0; q < K; q++)
+    for (int d = 1; d < ot.n; d++) {
+      int t = (ot.me + d) % ot.n;
+      OT_OK(LAPI_Put(ot.h, (uint)t, 8,
+                     (char *)slots[t] + ((size_t)ot.me * K + q) * 8, val[q],
+                     NULL, NULL, NULL));
+    }
+  OT_OK(LAPI_Gfence(ot.h));
+  int got = -1;
+  LAPI_Getcntr(ot.h, &am_tgt, &got);
+  OT_CHECK(got == sent, "after LAPI_Gfence tgt_cntr is %d, not %d", got,
+           sent);
+  LAPI_Setcntr(ot.h, &am_tgt, 0);
+  for (int t = 0; t < ot.n; t++)
+    if (t != ot.me)
+      check_seen(2, t, K);
+  for (int t = 0; t < ot.n; t++)
+    for (int q = 0; t != ot.me && q < K; q++)
+      if (ot_verify(put_slots[t][q], 8, (uint32_t)(t + q + 7)) != 8) {
+        OT_CHECK(0, "fenced put %d from %d wrong", q, t);
+        break;
+      }
+  OT_OK(LAPI_Gfence(ot.h)); /* nobody sends the next phase before */
+
   /* many-to-one */
   if (ot.me != 0) {
     for (int q = 0; q < M; q++) {
@@ -178,6 +217,7 @@ int main(void)
     free(data[t]);
     free(seen[0][t]);
     free(seen[1][t]);
+    free(seen[2][t]);
   }
   free(data);
   free(am_cntrs);

@@ -13,6 +13,7 @@
  *   ofi_progress.c the progress thread, CQ completions, timeouts, faults
  *   ofi_send.c     packet buffers, credits, sends with -FI_EAGAIN retry
  *   ofi_origin.c   the tp ops: AM, put, get, rmw at the origin; FIN
+ *   ofi_ack.c      acknowledgements of messages sent without a FIN
  *   ofi_sink.c     arrivals: header handlers, eager data, RMA reads and
  *                  the pipelined packed path, completion
  *   ofi_wire.c     packet layouts, checks and vector descriptions
@@ -36,7 +37,11 @@
 
 /* ------------------------------------------------------------- the wire */
 
-#define OFI_WIRE_MAGIC 0x4c4f4631u /* "LOF1": magic and wire version */
+#define OFI_WIRE_MAGIC 0x4c4f4632u /* "LOF2": magic and wire version */
+
+/* Sequence numbers of no-FIN messages a target tracks per origin beyond
+ * the last one acknowledged in order (a wire constant: both sides). */
+#define OFI_NOFIN_WINDOW 256
 
 enum ofi_msg_type {
   OFI_M_RTS = 1,   /* a data transfer starts: AM, PUT or GET reply */
@@ -48,6 +53,8 @@ enum ofi_msg_type {
   OFI_M_FIN,       /* sink is done with a source's transfer */
   OFI_M_PING,      /* liveness probe of the progress thread */
   OFI_M_PONG,
+  OFI_M_ACK,       /* acknowledgement of no-FIN messages (header only) */
+  OFI_M_ACK_REQ,   /* asks for one once id no-FIN messages completed */
   OFI_M_LAST
 };
 
@@ -76,6 +83,11 @@ struct ofi_hdr {
   uint32_t src;   /* sending core group */
   uint32_t len;   /* packet bytes, this header included */
   uint64_t id;    /* transfer id (see each type) */
+  /* Piggybacked on every packet: of the no-FIN messages the receiver
+   * sent us, how many we completed, and below which sequence number all
+   * did (cumulative, modulo 2^32; ofi_ack.c). */
+  uint32_t ack_done;
+  uint32_t ack_seq;
 };
 
 /* A registered piece of the source, for RMA reads. */
@@ -104,8 +116,14 @@ struct ofi_rts {
   uint32_t shape;     /* AM: 0 Amsend, else 1 + the origin's vec_type */
   uint64_t s_block, s_stride, s_num; /* strided RMA source */
   uint32_t hdl_module;  /* hdr_hdl is an offset in this module (ofi_hdl.c) */
+  uint32_t flags;       /* OFI_RTS_NO_FIN */
+  uint32_t seq;         /* NO_FIN: its number among those to this target */
   uint32_t pad;
 };
+
+/* An eager AM or put that the origin forgot once sent: no FIN; the
+ * target acknowledges it by count (ofi_ack.c).  id is then unused. */
+#define OFI_RTS_NO_FIN 1u
 
 /* GET, id = the origin's transfer.  Followed by desc when inline. */
 struct ofi_get {
@@ -204,6 +222,9 @@ struct ofi_read {
   struct fid_mr *lmr[OFI_READ_IOV]; /* FI_MR_LOCAL registrations */
 };
 
+/* RTS bytes a transfer record holds itself (an 8-byte AM takes 136). */
+#define OFI_PKT_INLINE 256
+
 /* A description rebuilt from the wire: a vector and its arrays. */
 struct ofi_vec {
   lapi_vec_t v;
@@ -225,8 +246,7 @@ struct ofi_xfer {
   uint peer;                 /* the other end's core group */
   uint task;                 /* the other end's LAPI task (in peer) */
   struct lapi_hndl *h;
-  struct ofi_xfer *next;     /* credit queue, ready list */
-  int64_t t_start_ms;
+  struct ofi_xfer *next;     /* credit queue, ready list, spare list */
 
   /* Origin counters and handlers (AM, PUT: SOURCE; GET: R_GET; RMW). */
   uint64_t tgt_cntr;         /* counter in the other task, or at the GET
@@ -290,12 +310,17 @@ struct ofi_xfer {
   struct lapi_am_dest d;
   int status;                /* LAPI code reported in the FIN */
   int failed;
+  int no_fin;                /* SINK: acknowledge by count, seq nf_seq */
+  uint32_t nf_seq;
 
   /* R_GET: the origin's destination. */
   const lapi_vec_t *org_dst;
   /* R_RMW */
   void *prev;
   int rmw_size;
+
+  /* SINK: a small RTS is copied here rather than into a malloc'd pkt. */
+  unsigned char pkt_inline[OFI_PKT_INLINE] __attribute__((aligned(8)));
 };
 
 /* ------------------------------------------------------------- globals */
@@ -313,10 +338,28 @@ struct ofi_peer {
   unsigned blocked_pass;     /* retry pass in which a post got EAGAIN */
   int fail_pending;          /* a send to it failed: ofi_fail_pending */
   char fail_why[96];
+
+  /* No-FIN messages we sent it (ofi_ack.c); counts modulo 2^32. */
+  uint32_t nf_next;          /* sequence number of the next: count sent */
+  uint32_t nf_acked;         /* all below this completed there */
+  uint32_t nf_done;          /* how many it said it completed (credits) */
+  uint32_t nf_asked;         /* what our last ACK_REQ waits for */
+  int nf_asking;             /* it is not answered yet */
+  uint32_t nf_watched;       /* nf_acked at the watchdog's last look */
+  struct lapi_hndl **nf_hndl; /* by seq % window: whose Fence waits */
+  /* No-FIN messages it sent us. */
+  uint32_t in_done;          /* completed */
+  uint32_t in_base;          /* all below this completed */
+  uint32_t told_done, told_base; /* last stamped on a packet to it */
+  uint32_t in_want;          /* an ACK_REQ waits for in_base >= in_want */
+  int in_asked;
+  uint64_t in_seen[OFI_NOFIN_WINDOW / 64]; /* arrived, by seq, >= in_base */
+  uint64_t in_end[OFI_NOFIN_WINDOW / 64];  /* completed, likewise */
 };
 
 struct ofi_stats {
   uint64_t bad_pkts;         /* malformed, truncated, unknown: dropped */
+  uint64_t acks;             /* standalone ACK packets sent */
   uint64_t stale_pkts;       /* for a transfer or handle that is gone */
   uint64_t eagain;           /* -FI_EAGAIN retries */
   uint64_t eager, rma, pull; /* transfers by protocol (sink side) */
@@ -343,6 +386,7 @@ struct ofi_state {
   size_t iov_limit, rma_iov_limit, max_msg;
   uint64_t mr_mode;
   int has_rma;
+  int fin_always;            /* LAPI_OFI_FIN_ALWAYS: no no-FIN messages */
   char prov[64];
 
   struct fi_info *info;
@@ -364,9 +408,13 @@ struct ofi_state {
   long reads_posted;         /* RMA reads waiting for their completion */
   long exposed;              /* source transfers peers read by RMA */
   int fail_pending;          /* some peer has fail_pending set */
+  long nf_unacked;           /* no-FIN messages sent, not acknowledged */
+  int nf_unasked;            /* atomic: some left since ofi_tp_flush asked */
   unsigned gen;              /* endpoint lives so far (tight pollers) */
 
   struct ofi_xfer **xtab;    /* transfers by slot */
+  struct ofi_xfer *xspare;   /* freed records kept for reuse */
+  int nspare;
   uint32_t *xgen;
   uint32_t xcap, xfree_hint;
   long xlive;
@@ -410,6 +458,9 @@ void ofi_bell_sleep(int ms, int (*poll)(void));
 /* ofi_progress.c */
 int ofi_tp_progress(struct lapi_hndl *h);
 int ofi_tp_tight(struct lapi_hndl *h, int on);
+/* The CQ read a tight poller of this thread skipped when it stopped
+ * (wait-fd providers), done after its next send; under ofi.lock. */
+void ofi_owed_pass(void);
 int ofi_progress_start(void);
 void ofi_progress_stop(void);
 void ofi_kick(void);
@@ -436,6 +487,7 @@ struct ofi_xfer *ofi_xfer_new(enum ofi_role role, uint task,
 struct ofi_xfer *ofi_xfer_find(uint64_t id);
 void ofi_xfer_free(struct ofi_xfer *x);
 void ofi_credit_release(uint peer);
+void ofi_credit_give(uint peer, uint n);
 
 /* ofi_origin.c: arrivals at the origin (under ofi.lock) */
 void ofi_on_fin(const struct ofi_fin *f);
@@ -455,6 +507,20 @@ void ofi_on_data(const struct ofi_data *d, size_t len);
 void ofi_on_read_done(struct ofi_read *rd, int err);
 void ofi_sink_issue(void);
 void ofi_sink_fail(struct ofi_xfer *x, int code);
+
+/* ofi_ack.c (under ofi.lock unless said) */
+int ofi_nofin_room(uint peer);
+uint32_t ofi_nofin_take(uint peer, struct lapi_hndl *h);
+void ofi_nofin_peer_fail(uint peer);
+void ofi_nofin_starved(uint peer);
+void ofi_ack_watch(void);
+void ofi_ack_stamp(struct ofi_hdr *hd, uint peer);
+int ofi_ack_in(const struct ofi_hdr *hd);
+int ofi_nofin_arrived(uint peer, uint32_t seq);
+void ofi_nofin_end(uint peer, uint32_t seq);
+void ofi_on_ack_req(const struct ofi_hdr *hd);
+void ofi_ack_free(void);
+int ofi_tp_flush(struct lapi_hndl *h); /* the tp op; takes ofi.lock */
 
 /* ofi_hdl.c: handler addresses as (module, offset) */
 uint64_t ofi_hdl_encode(uint64_t hdr_hdl, uint32_t *module);

@@ -31,10 +31,12 @@
 struct ofi_state ofi = {.lock = PTHREAD_MUTEX_INITIALIZER, .wait_fd = -1,
                         .kick_fd = -1, .tpc = 1};
 
+/* Coarse (a few ms): it stamps every packet received, and what it times
+ * is counted in seconds (silence, TIMEOUT) or hundreds of ms. */
 int64_t ofi_now_ms(void)
 {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
@@ -164,6 +166,7 @@ static void settings(void)
   ofi.credits = (int)env_size("LAPI_OFI_CREDITS", 64, 1, 65536);
   ofi.read_window = (int)env_size("LAPI_OFI_WINDOW", 8, 1, 256);
   ofi.max_read = env_size("LAPI_OFI_MAX_READ", 4u << 20, 4096, 1u << 30);
+  ofi.fin_always = getenv("LAPI_OFI_FIN_ALWAYS") != NULL;
 }
 
 static int provider_up(struct lapi_boot *b)
@@ -355,13 +358,14 @@ static void close_all(void)
   if (ofi.up)
     LAPI_LOG(LAPI_LOG_INFO, "ofi: closing; transfers received eager %llu, "
              "RMA %llu (%llu reads), packed %llu; -FI_EAGAIN %llu; "
-             "malformed packets dropped %llu, stale %llu",
+             "malformed packets dropped %llu, stale %llu; ACKs sent %llu",
              (unsigned long long)ofi.st.eager, (unsigned long long)ofi.st.rma,
              (unsigned long long)ofi.st.reads,
              (unsigned long long)ofi.st.pull,
              (unsigned long long)ofi.st.eagain,
              (unsigned long long)ofi.st.bad_pkts,
-             (unsigned long long)ofi.st.stale_pkts);
+             (unsigned long long)ofi.st.stale_pkts,
+             (unsigned long long)ofi.st.acks);
   if (ofi.ep)
     fi_close(&ofi.ep->fid);
   ofi.ep = NULL;
@@ -389,6 +393,12 @@ static void close_all(void)
   for (uint32_t s = 0; s < ofi.xcap; s++)
     if (ofi.xtab[s])
       ofi_xfer_free(ofi.xtab[s]);
+  while (ofi.xspare) {
+    struct ofi_xfer *x = ofi.xspare;
+    ofi.xspare = x->next;
+    free(x);
+  }
+  ofi.nspare = 0;
   free(ofi.xtab);
   free(ofi.xgen);
   ofi.xtab = NULL;
@@ -415,6 +425,7 @@ static void close_all(void)
     close(ofi.kick_fd);
   ofi.kick_fd = -1;
   ofi.wait_fd = -1;
+  ofi_ack_free();
   free(ofi.peers);
   ofi.peers = NULL;
   ofi.tx_posted = 0;

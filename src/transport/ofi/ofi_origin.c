@@ -3,12 +3,15 @@
  * table, credits, and what the origin does with FIN, PULL and RMW replies.
  *
  * Every operation is a transfer record with an id (slot | generation <<
- * 32) that the peer quotes back; a quote of a freed or reused slot is
+ * 32) that the peer quotes back (but a small Amsend that needs no FIN:
+ * its RTS is built straight from the call, am_send_direct); records are
+ * kept on a spare list for reuse; a quote of a freed or reused slot is
  * stale and dropped.  Requests (RTS of an AM or put, GET, RMW) need a
  * credit of their target: LAPI_OFI_CREDITS per peer, given back by the
- * FIN or reply.  Without one the request waits in the peer's queue and
- * leaves when a credit returns, so any number of operations may be
- * outstanding while the target holds at most `credits` of ours.
+ * FIN or reply (or the acknowledgement by count).  Without one the
+ * request waits in the peer's queue and leaves when a credit returns, so
+ * any number of operations may be outstanding while the target holds at
+ * most `credits` of ours.
  *
  * Counters at the origin (docs/LAPI.md):
  *   AM   org_cntr when the data left our memory: at once for eager
@@ -20,11 +23,24 @@
  *        moves when it got our FIN: its memory was read).
  *   RMW  org_cntr when the previous value is in prev_tgt_val.
  * Puts, gets and rmws over the network count in LAPI_Fence like AMs.
+ * An eager AM without cmpl_cntr, or an eager put without any counter or
+ * handler, gets no FIN: its record goes once it is sent, and its credit
+ * and its landing (LAPI_Fence) wait for the target's acknowledgement by
+ * count (ofi_ack.c).
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "transport/ofi/ofi.h"
+
+/* Freed records kept for reuse (none under ASan: it would miss a use
+ * after free). */
+#if defined(__SANITIZE_ADDRESS__)
+#define OFI_SPARE_XFERS 0
+#else
+#define OFI_SPARE_XFERS 64
+#endif
 
 /* ---------------------------------------------------------- the table */
 
@@ -51,16 +67,22 @@ struct ofi_xfer *ofi_xfer_new(enum ofi_role role, uint task,
     s = ofi.xcap;
     ofi.xcap = ncap;
   }
-  struct ofi_xfer *x = calloc(1, sizeof *x);
-  if (x == NULL)
-    return NULL;
+  struct ofi_xfer *x = ofi.xspare;
+  if (x) {
+    ofi.xspare = x->next;
+    ofi.nspare--;
+    memset(x, 0, offsetof(struct ofi_xfer, pkt_inline));
+  } else {
+    x = calloc(1, sizeof *x);
+    if (x == NULL)
+      return NULL;
+  }
   ofi.xgen[s]++;
   x->id = (uint64_t)ofi.xgen[s] << 32 | s;
   x->role = role;
   x->task = task;
   x->peer = task / ofi.tpc; /* its core group */
   x->h = h;
-  x->t_start_ms = ofi_now_ms();
   ofi.xtab[s] = x;
   ofi.xfree_hint = s + 1;
   /* No kick: an idle progress thread wakes every IDLE_MS anyway, soon
@@ -108,12 +130,20 @@ void ofi_xfer_free(struct ofi_xfer *x)
   free(x->segs);
   free(x->uhdr);
   free(x->desc);
-  free(x->pkt);
+  if (x->pkt != x->pkt_inline)
+    free(x->pkt);
   free(x->desc_in);
   ofi_vec_free(&x->shape_vec);
   ofi_vec_free(&x->rdesc);
   if (x->note.item)
     free(x->note.item); /* a completion handler that will never run */
+  if (ofi.nspare < OFI_SPARE_XFERS) {
+    /* a small message costs no calloc and no free at either end */
+    x->next = ofi.xspare;
+    ofi.xspare = x;
+    ofi.nspare++;
+    return;
+  }
   free(x);
 }
 
@@ -130,6 +160,8 @@ static int credit_take(struct ofi_xfer *x)
     x->holds_credit = 1;
     return 1;
   }
+  if (p->credits <= 0)
+    ofi_nofin_starved(x->peer); /* acknowledgements may hold them */
   x->next = NULL;
   if (p->wq_tail)
     p->wq_tail->next = x;
@@ -141,8 +173,13 @@ static int credit_take(struct ofi_xfer *x)
 
 void ofi_credit_release(uint peer)
 {
+  ofi_credit_give(peer, 1);
+}
+
+void ofi_credit_give(uint peer, uint n)
+{
   struct ofi_peer *p = &ofi.peers[peer];
-  p->credits++;
+  p->credits += (int)n;
   /* Nothing starts towards a peer that is gone: the sweep of
    * ofi_peer_fail fails what waits (launching it would report success
    * for a message that never left). */
@@ -274,6 +311,21 @@ static size_t rts_room(const struct ofi_xfer *x, int with_desc)
          ofi_align8(x->uhdr_len) + (with_desc ? ofi_align8(x->desc_len) : 0);
 }
 
+/* Nothing has to come back for x once its RTS left: an eager AM
+ * without cmpl_cntr (org_cntr moves when it is packed), or an eager put
+ * that nobody at the origin waits for but LAPI_Fence. */
+static int needs_no_fin(const struct ofi_xfer *x)
+{
+  if (x->role != OFI_R_SOURCE || x->mode != OFI_MODE_EAGER)
+    return 0;
+  if (x->kind == OFI_K_AM)
+    return x->cmpl_cntr == NULL;
+  if (x->kind == OFI_K_PUT)
+    return x->note.item == NULL && x->note.org_cntr == NULL &&
+           x->note.cmpl_cntr == NULL;
+  return 0;
+}
+
 static void launch_rts(struct ofi_xfer *x)
 {
   struct ofi_buf *b = ofi_buf_get();
@@ -281,6 +333,7 @@ static void launch_rts(struct ofi_xfer *x)
     ofi_fail_xfer(x, LAPI_ERR_MEMORY_EXHAUSTED);
     return;
   }
+  int no_fin = needs_no_fin(x) && ofi_nofin_room(x->peer);
   int inl = x->desc_len == 0 || rts_room(x, 1) + (x->mode == OFI_MODE_EAGER
                                                    ? x->data_len : 0) <=
                                     ofi.buf_size;
@@ -302,6 +355,10 @@ static void launch_rts(struct ofi_xfer *x)
   r->desc_len = x->desc_len;
   r->nseg = x->nseg;
   r->shape = x->shape;
+  if (no_fin) {
+    r->flags = OFI_RTS_NO_FIN;
+    r->seq = ofi_nofin_take(x->peer, x->h);
+  }
   if (x->strided_rma) {
     r->s_block = lapi_vec_stride_block(x->src);
     r->s_stride = lapi_vec_stride_pitch(x->src);
@@ -324,6 +381,11 @@ static void launch_rts(struct ofi_xfer *x)
   ofi_send(b, x->peer, x->id);
   if (x->mode == OFI_MODE_EAGER && x->kind == OFI_K_AM)
     am_sent(x, LAPI_SUCCESS); /* packed: the origin buffer is free */
+  if (no_fin) {
+    /* Its credit and its landing now wait for the target's counts. */
+    x->holds_credit = 0;
+    ofi_xfer_free(x);
+  }
 }
 
 static void launch_get(struct ofi_xfer *x)
@@ -488,10 +550,63 @@ static int set_desc(struct ofi_xfer *x, const lapi_vec_t *v)
   return LAPI_SUCCESS;
 }
 
+/* The common small message: an Amsend that fits the eager limit, has no
+ * cmpl_cntr nor send handler, and finds a credit and room for a no-FIN
+ * number.  Its RTS is built straight from the call, with no transfer
+ * record (nothing refers to it again).  1 if sent, 0 to take the general
+ * path; under ofi.lock. */
+static int am_send_direct(struct lapi_hndl *h, const struct lapi_tp_am *am)
+{
+  uint peer = am->tgt / ofi.tpc;
+  struct ofi_peer *p = &ofi.peers[peer];
+  if (am->org_vec || am->cmpl_cntr || am->shdlr ||
+      am->udata_len > ofi.eager_limit ||
+      sizeof(struct ofi_rts) + ofi_align8(am->uhdr_len) + am->udata_len >
+          ofi.buf_size ||
+      p->credits <= 0 || p->wq_head || !ofi_nofin_room(peer))
+    return 0;
+  struct ofi_buf *b = ofi_buf_get();
+  if (b == NULL)
+    return 0;
+  size_t len = sizeof(struct ofi_rts) + ofi_align8(am->uhdr_len) +
+               am->udata_len;
+  struct ofi_rts *r = ofi_pkt_init(b, OFI_M_RTS,
+                                   lapi_hndl_key(am->tgt % ofi.tpc,
+                                                 h->index),
+                                   0, len);
+  memset((unsigned char *)r + sizeof r->h, 0, sizeof *r - sizeof r->h);
+  r->h.src_local = ofi_local(h);
+  r->kind = OFI_K_AM;
+  r->mode = OFI_MODE_EAGER;
+  r->desc_inline = 1;
+  r->uhdr_len = am->uhdr_len;
+  r->hdr_hdl = ofi_hdl_encode(am->hdr_hdl, &r->hdl_module);
+  r->tgt_cntr = am->tgt_cntr;
+  r->data_len = am->udata_len;
+  r->flags = OFI_RTS_NO_FIN;
+  r->seq = ofi_nofin_take(peer, h);
+  unsigned char *d = (unsigned char *)(r + 1);
+  if (am->uhdr_len)
+    memcpy(d, am->uhdr, am->uhdr_len);
+  d += ofi_align8(am->uhdr_len);
+  if (am->udata_len)
+    memcpy(d, am->udata, am->udata_len);
+  p->credits--; /* back when the target counts it done */
+  ofi_send(b, peer, 0);
+  /* packed: the origin buffer is free */
+  lapi_am_origin_sent(h, am->tgt, am->org_cntr, NULL, NULL, LAPI_SUCCESS);
+  return 1;
+}
+
 static int ofi_am_send(struct lapi_hndl *h, const struct lapi_tp_am *am)
 {
   pthread_mutex_lock(&ofi.lock);
   int rc = usable(am->tgt);
+  if (rc == LAPI_SUCCESS && am_send_direct(h, am)) {
+    ofi_owed_pass();
+    pthread_mutex_unlock(&ofi.lock);
+    return LAPI_SUCCESS;
+  }
   struct ofi_xfer *x = NULL;
   if (rc == LAPI_SUCCESS) {
     x = ofi_xfer_new(OFI_R_SOURCE, am->tgt, h);
@@ -536,6 +651,7 @@ static int ofi_am_send(struct lapi_hndl *h, const struct lapi_tp_am *am)
   choose_mode(x);
   if (credit_take(x))
     launch(x);
+  ofi_owed_pass();
   pthread_mutex_unlock(&ofi.lock);
   return LAPI_SUCCESS;
 }
@@ -597,6 +713,7 @@ static int start_noted(struct lapi_hndl *h, struct ofi_xfer *x, int rc)
   __atomic_add_fetch(&h->outstanding, 1, __ATOMIC_SEQ_CST);
   if (credit_take(x))
     launch(x);
+  ofi_owed_pass();
   pthread_mutex_unlock(&ofi.lock);
   return LAPI_SUCCESS;
 }
@@ -708,6 +825,7 @@ const struct lapi_tp_ops lapi_tp_ofi = {
   .rmw = ofi_rmw,
   .progress = ofi_tp_progress,
   .tight = ofi_tp_tight,
+  .flush = ofi_tp_flush,
 };
 
 /* --------------------------------------------------- arrivals (origin) */

@@ -3,7 +3,8 @@
  *
  * It turns completions into transport work under ofi.lock (packets are
  * parsed and copied out, receive buffers reposted at once, RMA reads and
- * pulls continued, FINs turned into counter increments) and hands
+ * pulls continued, FINs and the acknowledgement counts every packet
+ * carries turned into counter increments and credits) and hands
  * everything LAPI means to run in MPE context (header and completion
  * handlers, send completion handlers, error handlers) to the handle's
  * dispatcher as work items.  So the application's threads and the
@@ -20,9 +21,11 @@
  * wait for that sent nothing for TIMEOUT/4 gets a PING (answered by its
  * progress thread, not its application), and one silent for TIMEOUT
  * seconds (LAPI_Qenv TIMEOUT, the smallest of the served handles) is
- * declared gone.  Every transfer with a gone peer fails: the origin's
- * error handler hears of it, its counters never move, and new operations
- * to that task return LAPI_ERR_NO_CONNECTIVITY.
+ * declared gone.  A peer that holds messages of ours not acknowledged
+ * yet (ofi_ack.c) is watched the same way, and asked about them when
+ * they did not move for a pass.  Every transfer with a gone peer fails:
+ * the origin's error handler hears of it, its counters never move, and
+ * new operations to that task return LAPI_ERR_NO_CONNECTIVITY.
  */
 #include <errno.h>
 #include <poll.h>
@@ -94,6 +97,8 @@ static void packet(const unsigned char *mem, size_t len)
     ofi.st.stale_pkts++; /* declared gone: nothing it says is used */
     return;
   }
+  if (ofi_ack_in(hd) != 0)
+    return;
   switch (hd->type) {
   case OFI_M_RTS: ofi_on_rts((const struct ofi_rts *)mem, len); break;
   case OFI_M_GET: ofi_on_get((const struct ofi_get *)mem, len); break;
@@ -105,7 +110,8 @@ static void packet(const unsigned char *mem, size_t len)
   case OFI_M_DATA: ofi_on_data((const struct ofi_data *)mem, len); break;
   case OFI_M_FIN: ofi_on_fin((const struct ofi_fin *)mem); break;
   case OFI_M_PING: pong(hd); break;
-  default: break; /* PONG: last_rx_ms is all it is for */
+  case OFI_M_ACK_REQ: ofi_on_ack_req(hd); break;
+  default: break; /* PONG, ACK: last_rx_ms and the counts are all */
   }
 }
 
@@ -263,6 +269,7 @@ void ofi_peer_fail(uint peer, int code, const char *why)
     snprintf(msg, sizeof msg, "unreachable (%s): its operations fail", why);
     ofi_report(h, code, INT_ERR, peer * ofi.tpc, msg); /* its 1st task */
   }
+  ofi_nofin_peer_fail(peer);
   for (uint32_t s = 0; s < ofi.xcap; s++) {
     struct ofi_xfer *x = ofi.xtab[s];
     if (x && x->peer == peer && !x->failed) {
@@ -285,12 +292,17 @@ static void watchdog(void)
   last_watch = now;
   int64_t limit = 1000L * ofi_timeout_s();
   int64_t ping = limit / 4 > 1000 ? limit / 4 : 1000;
+  if (ofi.nf_unacked)
+    ofi_ack_watch();
   unsigned char *wait = calloc(ofi.ntasks, 1);
   if (wait == NULL)
     return;
   for (uint32_t s = 0; s < ofi.xcap; s++)
     if (ofi.xtab[s] && !ofi.xtab[s]->failed)
       wait[ofi.xtab[s]->peer] = 1;
+  for (uint t = 0; t < ofi.ntasks && ofi.nf_unacked; t++)
+    if (ofi.peers[t].nf_next != ofi.peers[t].nf_acked)
+      wait[t] = 1; /* our Fence may wait for its acknowledgement */
   for (uint t = 0; t < ofi.ntasks; t++) {
     struct ofi_peer *p = &ofi.peers[t];
     if (!wait[t] || p->failed)
@@ -363,7 +375,7 @@ static void *progress_main(void *arg)
     ofi_send_retry();
     ofi_sink_issue();
     ofi_fail_pending();
-    if (ofi.xlive)
+    if (ofi.xlive || ofi.nf_unacked)
       watchdog();
     if (n > 0) {
       idle = 0;
@@ -374,7 +386,8 @@ static void *progress_main(void *arg)
       }
       continue;
     }
-    int busy = ofi.tx_posted || ofi.retry_head || ofi.xlive;
+    int busy = ofi.tx_posted || ofi.retry_head || ofi.xlive ||
+               ofi.nf_unacked;
     /* something waits for a retry, or our own reads complete without a
      * ring: come back soon */
     int again = ofi.retry_head || ofi.ready_head || ofi.reads_posted;
@@ -412,7 +425,9 @@ static void *progress_main(void *arg)
  * read the CQ too when the lock is free, which saves the hand-over from
  * the progress thread while traffic flows.  Everything stays under
  * ofi.lock, so completions are still handled one at a time, in order. */
-static __thread int tight_thread; /* this thread polls in a tight loop */
+/* initial-exec: read on every poll (no __tls_get_addr call) */
+#define OFI_TLS __thread __attribute__((tls_model("initial-exec")))
+static OFI_TLS int tight_thread; /* this thread polls in a tight loop */
 
 /* One pass of an application thread over the transport's work, under
  * ofi.lock: completions, packets to retry, reads to issue, failures.
@@ -438,7 +453,7 @@ int ofi_tp_progress(struct lapi_hndl *h)
    * its length and does not starve the application on 2 cores.  A tight
    * poller (ofi_tp_tight) reads it every time: it waits for the network
    * and nothing else, and its loop is timed, not counted. */
-  static __thread int64_t last;
+  static OFI_TLS int64_t last;
   if (!tight_thread) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -464,7 +479,16 @@ int ofi_tp_progress(struct lapi_hndl *h)
  * sleeps while peers think it polls; the outer loop registers again
  * (on = 1 again is cheap).  Registrations belong to one endpoint's life
  * (tight_gen): a poller that outlives a LAPI_Term leaves nothing behind. */
-static __thread unsigned tight_gen;
+static OFI_TLS unsigned tight_gen;
+static OFI_TLS int pass_owed; /* the pass that ended tight polling */
+
+void ofi_owed_pass(void)
+{
+  if (pass_owed) {
+    pass_owed = 0;
+    progress_pass();
+  }
+}
 
 int ofi_tp_tight(struct lapi_hndl *h, int on)
 {
@@ -474,6 +498,7 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
       return 0;
     if (tight_thread)
       return 1;
+    pass_owed = 0; /* the loop polls anyway */
     pthread_mutex_lock(&ofi.lock);
     int ok = ofi.up;
     if (ok) {
@@ -492,7 +517,15 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
   if (ofi.up && tight_gen == ofi.gen) {
     ofi_bell_polled(-1);
     __atomic_sub_fetch(&tight_pollers, 1, __ATOMIC_SEQ_CST);
-    progress_pass();
+    /* With a CQ wait fd the progress thread, parked for at most 1 ms at
+     * a time while we polled, now waits on the fd and finds what came
+     * since our last poll: the pass can wait for this thread's next
+     * send, off the path of a reply (a CQ read on tcp is a system
+     * call).  Without one (shm) nobody rang for it: read now. */
+    if (ofi.wait_fd >= 0)
+      pass_owed = 1;
+    else
+      progress_pass();
   }
   pthread_mutex_unlock(&ofi.lock);
   return 0;

@@ -9,7 +9,9 @@
  * the order of sends to each peer (a packet waits behind earlier ones to
  * the same peer only, so a peer that stopped answering does not hold up
  * the others), and the progress thread (woken if asleep) posts it again
- * after reading the CQ.  Everything here runs under ofi.lock.
+ * after reading the CQ.  Every packet is stamped, when it is posted, with
+ * the freshest acknowledgement counts for its peer (ofi_ack.c).
+ * Everything here runs under ofi.lock.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +73,8 @@ static int post(struct ofi_buf *b)
 {
   fi_addr_t a = ofi.peers[b->peer].addr;
   int rc;
+  /* The freshest acknowledgement rides on every packet (ofi_ack.c). */
+  ofi_ack_stamp((struct ofi_hdr *)b->mem, b->peer);
   if (lapi_log_level() >= LAPI_LOG_TRACE) {
     const struct ofi_hdr *hd = (const struct ofi_hdr *)b->mem;
     LAPI_LOG(LAPI_LOG_TRACE, "ofi: send type %d to %u, %zu B, id %llx",

@@ -20,8 +20,11 @@
  *            registration failed) PULL requests of one chunk each, up to
  *            read_window in flight; the source packs, we unpack.
  * When every byte is in: the AM's completion handler and tgt_cntr (MPE
- * item), or the put's tgt_cntr, then a FIN to the source.  A description
- * too large for one packet is pulled first (stream DESC).
+ * item), or the put's tgt_cntr, then a FIN to the source, or for a NO_FIN
+ * RTS (eager, the origin waits for nothing) a count towards the next
+ * acknowledgement (ofi_ack.c).  A small RTS is copied into its transfer
+ * record, which comes from a list of spare ones.  A description too
+ * large for one packet is pulled first (stream DESC).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,10 +50,33 @@ static void ready_add(struct ofi_xfer *x)
   ofi.ready_tail = x;
 }
 
+/* The end of an AM or put at its target: FIN, or counted for the
+ * acknowledgement when the origin sent it without one. */
 static void sink_fin_free(struct ofi_xfer *x, int status)
 {
-  ofi_send_fin(x->peer, ofi_key(x), x->src_xfer, status);
+  if (x->no_fin)
+    ofi_nofin_end(x->peer, x->nf_seq);
+  else
+    ofi_send_fin(x->peer, ofi_key(x), x->src_xfer, status);
   ofi_xfer_free(x);
+}
+
+/* An RTS refused before it has a record: FIN(status), or counted. */
+static void rts_refuse(const struct ofi_rts *r, int status)
+{
+  if (r->flags & OFI_RTS_NO_FIN)
+    ofi_nofin_end(r->h.src, r->seq);
+  else
+    ofi_send_fin(r->h.src, r->h.hndl, r->h.id, status);
+}
+
+/* A malformed RTS: dropped, but a no-FIN one whose number was taken
+ * still counts, or the origin's LAPI_Fence would wait for it forever. */
+static void rts_bad(const struct ofi_rts *r, const char *why)
+{
+  ofi_bad_pkt(why, r->h.src);
+  if (r->flags & OFI_RTS_NO_FIN)
+    ofi_nofin_end(r->h.src, r->seq);
 }
 
 void ofi_sink_fail(struct ofi_xfer *x, int code)
@@ -290,6 +316,20 @@ static int segs_ok(const struct ofi_rts *r, const struct ofi_seg *s)
 void ofi_on_rts(const struct ofi_rts *r, size_t len)
 {
   uint src = r->h.src;
+  if (r->flags & ~OFI_RTS_NO_FIN) {
+    ofi_bad_pkt("RTS flags", src);
+    return;
+  }
+  if ((r->flags & OFI_RTS_NO_FIN) && ofi_nofin_arrived(src, r->seq) != 0) {
+    ofi_bad_pkt("RTS number outside the window or repeated", src);
+    return;
+  }
+  if ((r->flags & OFI_RTS_NO_FIN) &&
+      (r->mode != OFI_MODE_EAGER ||
+       (r->kind != OFI_K_AM && r->kind != OFI_K_PUT))) {
+    rts_bad(r, "RTS without FIN that is not an eager AM or put");
+    return;
+  }
   if (r->kind < OFI_K_AM || r->kind > OFI_K_GETREPLY ||
       r->mode > OFI_MODE_PULL || r->uhdr_len > LAPI_AM_MAX_UHDR ||
       r->uhdr_len % 4 || r->shape > 1 + LAPI_GEN_GENERIC ||
@@ -297,11 +337,11 @@ void ofi_on_rts(const struct ofi_rts *r, size_t len)
       r->nseg > len / sizeof(struct ofi_seg) ||
       (r->mode == OFI_MODE_RMA) != (r->nseg != 0) ||
       (r->strided && r->mode != OFI_MODE_RMA)) {
-    ofi_bad_pkt("RTS fields out of range", src);
+    rts_bad(r, "RTS fields out of range");
     return;
   }
   if (r->desc_inline ? r->desc_len > len : r->desc_len > DESC_MAX) {
-    ofi_bad_pkt("RTS description length", src);
+    rts_bad(r, "RTS description length");
     return;
   }
   size_t need = sizeof *r + r->nseg * sizeof(struct ofi_seg) +
@@ -309,19 +349,19 @@ void ofi_on_rts(const struct ofi_rts *r, size_t len)
                 (r->desc_inline ? ofi_align8(r->desc_len) : 0) +
                 (r->mode == OFI_MODE_EAGER ? r->data_len : 0);
   if (need != len) {
-    ofi_bad_pkt("RTS sizes do not add up to the packet", src);
+    rts_bad(r, "RTS sizes do not add up to the packet");
     return;
   }
   const struct ofi_seg *segs = (const struct ofi_seg *)(r + 1);
   if (r->mode == OFI_MODE_RMA && !segs_ok(r, segs)) {
-    ofi_bad_pkt("RTS memory segments", src);
+    rts_bad(r, "RTS memory segments");
     return;
   }
   struct lapi_hndl *h = ofi_hndl(r->h.hndl);
   if (h == NULL) {
     ofi.st.stale_pkts++;
     if (r->kind != OFI_K_GETREPLY)
-      ofi_send_fin(src, r->h.hndl, r->h.id, LAPI_ERR_HNDL_INVALID);
+      rts_refuse(r, LAPI_ERR_HNDL_INVALID);
     return;
   }
   struct ofi_xfer *x;
@@ -336,15 +376,17 @@ void ofi_on_rts(const struct ofi_rts *r, size_t len)
   } else {
     x = ofi_xfer_new(OFI_R_SINK, ofi_src_task(&r->h), h);
     if (x == NULL) {
-      ofi_send_fin(src, r->h.hndl, r->h.id, LAPI_ERR_MEMORY_EXHAUSTED);
+      rts_refuse(r, LAPI_ERR_MEMORY_EXHAUSTED);
       return;
     }
     x->kind = r->kind;
+    x->no_fin = (r->flags & OFI_RTS_NO_FIN) != 0;
+    x->nf_seq = r->seq;
   }
   x->src_xfer = r->h.id;
-  x->pkt = malloc(len);
+  x->pkt = len <= OFI_PKT_INLINE ? x->pkt_inline : malloc(len);
   if (x->pkt == NULL) {
-    ofi_send_fin(src, r->h.hndl, r->h.id, LAPI_ERR_MEMORY_EXHAUSTED);
+    rts_refuse(r, LAPI_ERR_MEMORY_EXHAUSTED);
     if (x->kind == OFI_K_GETREPLY)
       ofi_sink_fail(x, LAPI_ERR_MEMORY_EXHAUSTED);
     else

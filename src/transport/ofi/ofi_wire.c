@@ -22,6 +22,8 @@ static const size_t min_len[OFI_M_LAST] = {
   [OFI_M_FIN] = sizeof(struct ofi_fin),
   [OFI_M_PING] = sizeof(struct ofi_hdr),
   [OFI_M_PONG] = sizeof(struct ofi_hdr),
+  [OFI_M_ACK] = sizeof(struct ofi_hdr),
+  [OFI_M_ACK_REQ] = sizeof(struct ofi_hdr),
 };
 
 void ofi_bad_pkt(const char *why, uint src)

@@ -1,0 +1,286 @@
+/*
+ * ofi_ack.c - acknowledgements of messages sent without a FIN.
+ *
+ * An eager AM whose origin has no cmpl_cntr (and a put without any
+ * counter or handler) needs nothing back from its target: the origin
+ * forgot it once the RTS left, and a FIN per message would cost a second
+ * packet on the critical path of every ping-pong.  Such an RTS carries
+ * OFI_RTS_NO_FIN and a sequence number `seq`, counted per (origin CG,
+ * target CG).  What stays at the origin, per peer:
+ *   - the credit of each such message, until the target says it is done;
+ *   - the handle whose LAPI_Fence waits for it (h->outstanding), by seq,
+ *     until the target says every message up to it is done.
+ * The target counts per origin the messages it completed (in_done: the
+ * item ended, exactly when the FIN would have left) and the first seq
+ * not yet completed (in_base: all below it are).  Both ride in the header
+ * of every packet it sends to that origin (ack_done, ack_seq), and in a
+ * standalone ACK when half the credits' worth is owed, or when an
+ * ACK_REQ asks for it: LAPI_Fence and LAPI_Term ask (ofi_tp_flush) with
+ * the count sent so far, and the target answers once in_base reaches it,
+ * that is when none of those messages is still in progress there.  An
+ * origin out of credits asks too.  A PONG carries the counts as well, so
+ * a peer we hold unacknowledged messages for is watched as one we wait
+ * for and its silence is caught as before.
+ *
+ * Counts come from the wire: ack_done and ack_seq beyond what we sent,
+ * or ack_seq beyond ack_done, drop the packet (bad_pkts); an older pair
+ * (packets overtaking each other) is ignored.  An RTS whose seq lies
+ * outside the window or repeats one is dropped likewise.  A message
+ * over the window (one stuck in a handler while many others passed) is
+ * sent with a FIN.  Only in process mode (one task per CG): CPE tasks'
+ * fences wait through paths that do not ask, so they keep the FIN.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport/ofi/ofi.h"
+
+/* ------------------------------------------------------------ origin */
+
+/* 1 if the next eager message to peer may go without a FIN. */
+int ofi_nofin_room(uint peer)
+{
+  struct ofi_peer *p = &ofi.peers[peer];
+  if (ofi.tpc != 1 || ofi.fin_always || p->failed || p->fail_pending)
+    return 0;
+  if (p->nf_hndl == NULL) {
+    p->nf_hndl = calloc(OFI_NOFIN_WINDOW, sizeof *p->nf_hndl);
+    if (p->nf_hndl == NULL)
+      return 0;
+  }
+  return (uint32_t)(p->nf_next - p->nf_acked) < OFI_NOFIN_WINDOW;
+}
+
+/* The message's number; h->outstanding stays counted until it is
+ * acknowledged.  After ofi_nofin_room said yes. */
+uint32_t ofi_nofin_take(uint peer, struct lapi_hndl *h)
+{
+  struct ofi_peer *p = &ofi.peers[peer];
+  uint32_t seq = p->nf_next++;
+  p->nf_hndl[seq % OFI_NOFIN_WINDOW] = h;
+  ofi.nf_unacked++;
+  __atomic_store_n(&ofi.nf_unasked, 1, __ATOMIC_RELEASE);
+  return seq;
+}
+
+/* Messages numbered [nf_acked, upto) completed, or never will. */
+static void landed_upto(struct ofi_peer *p, uint32_t upto)
+{
+  while (p->nf_acked != upto) {
+    struct lapi_hndl *h = p->nf_hndl[p->nf_acked % OFI_NOFIN_WINDOW];
+    p->nf_hndl[p->nf_acked % OFI_NOFIN_WINDOW] = NULL;
+    p->nf_acked++;
+    ofi.nf_unacked--;
+    lapi_am_origin_landed(h);
+  }
+}
+
+/* The peer is gone: what it did not acknowledge counts as done for
+ * LAPI_Fence (as failed transfers do), after the error handlers heard. */
+void ofi_nofin_peer_fail(uint peer)
+{
+  struct ofi_peer *p = &ofi.peers[peer];
+  if (p->nf_hndl)
+    landed_upto(p, p->nf_next);
+  p->nf_done = p->nf_next;
+}
+
+static void send_ack_req(uint peer)
+{
+  struct ofi_peer *p = &ofi.peers[peer];
+  struct ofi_hdr r;
+  memset(&r, 0, sizeof r);
+  r.magic = OFI_WIRE_MAGIC;
+  r.type = OFI_M_ACK_REQ;
+  r.src = ofi.me;
+  r.len = sizeof r;
+  r.id = p->nf_next;
+  p->nf_asked = p->nf_next;
+  p->nf_asking = 1;
+  ofi_send_small(peer, &r, sizeof r);
+}
+
+/* The counts of a packet from hd->src; -1 if they cannot be true. */
+int ofi_ack_in(const struct ofi_hdr *hd)
+{
+  struct ofi_peer *p = &ofi.peers[hd->src];
+  if ((int32_t)(hd->ack_done - p->nf_next) > 0 ||
+      (int32_t)(hd->ack_seq - hd->ack_done) > 0) {
+    ofi_bad_pkt("acknowledges more than was sent", hd->src);
+    return -1;
+  }
+  int32_t more = (int32_t)(hd->ack_done - p->nf_done);
+  if (more > 0) {
+    p->nf_done = hd->ack_done;
+    ofi_credit_give(hd->src, (uint)more);
+  }
+  if ((int32_t)(hd->ack_seq - p->nf_acked) > 0)
+    landed_upto(p, hd->ack_seq);
+  if (p->nf_asking && (int32_t)(p->nf_acked - p->nf_asked) >= 0) {
+    /* Answered.  Messages sent since (launched as credits came back, or
+     * by handlers) need asking too: the waiter may be asleep and not
+     * call ofi_tp_flush again until its messages land. */
+    p->nf_asking = 0;
+    if (p->nf_next != p->nf_acked)
+      send_ack_req(hd->src);
+  }
+  return 0;
+}
+
+/* 1 if an ACK_REQ to p would learn something not already asked for. */
+static int worth_asking(const struct ofi_peer *p)
+{
+  return p->nf_next != p->nf_acked && p->nf_asked != p->nf_next &&
+         !p->failed && !p->fail_pending;
+}
+
+/* The tp flush op: h waits for its messages to land (LAPI_Fence,
+ * LAPI_Gfence, LAPI_Term).  Ask every peer that holds no-FIN messages
+ * sent since we last asked; cheap when there are none (no lock). */
+int ofi_tp_flush(struct lapi_hndl *h)
+{
+  (void)h; /* a fence waits for every handle's messages to the peer */
+  if (!__atomic_load_n(&ofi.nf_unasked, __ATOMIC_ACQUIRE))
+    return 0;
+  int asked = 0;
+  pthread_mutex_lock(&ofi.lock);
+  __atomic_store_n(&ofi.nf_unasked, 0, __ATOMIC_RELAXED);
+  if (ofi.up && ofi.nf_unacked)
+    for (uint t = 0; t < ofi.ntasks; t++)
+      if (worth_asking(&ofi.peers[t])) {
+        send_ack_req(t);
+        asked++;
+      }
+  pthread_mutex_unlock(&ofi.lock);
+  return asked;
+}
+
+/* Out of credits with no-FIN messages holding some: ask, or the stream
+ * may wait for acknowledgements the target keeps (fewer than half of
+ * its own credits' worth, when LAPI_OFI_CREDITS differ). */
+void ofi_nofin_starved(uint peer)
+{
+  if (worth_asking(&ofi.peers[peer]))
+    send_ack_req(peer);
+}
+
+/* The watchdog's pass (every WATCH_MS): unacknowledged messages that
+ * nobody asked about and that did not move since the last pass.  A
+ * waiter asleep in LAPI_Fence while a handler sent more (so nothing
+ * asked for those) ends within two passes; idle credits come back. */
+void ofi_ack_watch(void)
+{
+  for (uint t = 0; t < ofi.ntasks; t++) {
+    struct ofi_peer *p = &ofi.peers[t];
+    if (p->nf_next != p->nf_acked && !p->nf_asking &&
+        p->nf_watched == p->nf_acked && worth_asking(p))
+      send_ack_req(t);
+    p->nf_watched = p->nf_acked;
+  }
+}
+
+/* ------------------------------------------------------------ target */
+
+static void send_ack(uint peer)
+{
+  struct ofi_hdr a;
+  memset(&a, 0, sizeof a);
+  a.magic = OFI_WIRE_MAGIC;
+  a.type = OFI_M_ACK;
+  a.src = ofi.me;
+  a.len = sizeof a;
+  ofi.st.acks++;
+  ofi_send_small(peer, &a, sizeof a); /* ofi_ack_stamp fills the counts */
+}
+
+void ofi_ack_stamp(struct ofi_hdr *hd, uint peer)
+{
+  struct ofi_peer *p = &ofi.peers[peer];
+  hd->ack_done = p->told_done = p->in_done;
+  hd->ack_seq = p->told_base = p->in_base;
+}
+
+static int bit_get(const uint64_t *m, uint32_t seq)
+{
+  uint32_t i = seq % OFI_NOFIN_WINDOW;
+  return (int)(m[i / 64] >> (i % 64) & 1);
+}
+
+static void bit_set(uint64_t *m, uint32_t seq, int on)
+{
+  uint32_t i = seq % OFI_NOFIN_WINDOW;
+  if (on)
+    m[i / 64] |= (uint64_t)1 << (i % 64);
+  else
+    m[i / 64] &= ~((uint64_t)1 << (i % 64));
+}
+
+/* An RTS numbered seq from peer: 0 if it is new and inside the window
+ * (then it must end with ofi_nofin_end, whatever becomes of it). */
+int ofi_nofin_arrived(uint peer, uint32_t seq)
+{
+  struct ofi_peer *p = &ofi.peers[peer];
+  if ((uint32_t)(seq - p->in_base) >= OFI_NOFIN_WINDOW ||
+      bit_get(p->in_seen, seq))
+    return -1;
+  bit_set(p->in_seen, seq, 1);
+  return 0;
+}
+
+/* Half the credits' worth owed: the origin may be about to run out. */
+static uint32_t ack_every(void)
+{
+  int c = ofi.credits < OFI_NOFIN_WINDOW ? ofi.credits : OFI_NOFIN_WINDOW;
+  return c >= 2 ? (uint32_t)c / 2 : 1;
+}
+
+/* The message numbered seq ended here (delivered, discarded, refused or
+ * failed: the origin learns nothing more of it than that). */
+void ofi_nofin_end(uint peer, uint32_t seq)
+{
+  struct ofi_peer *p = &ofi.peers[peer];
+  if (p->failed || (uint32_t)(seq - p->in_base) >= OFI_NOFIN_WINDOW ||
+      !bit_get(p->in_seen, seq) || bit_get(p->in_end, seq))
+    return; /* cannot happen: each arrival ends once */
+  bit_set(p->in_end, seq, 1);
+  p->in_done++;
+  while (bit_get(p->in_end, p->in_base)) {
+    bit_set(p->in_end, p->in_base, 0);
+    bit_set(p->in_seen, p->in_base, 0);
+    p->in_base++;
+  }
+  int asked = p->in_asked && (int32_t)(p->in_base - p->in_want) >= 0;
+  if (asked)
+    p->in_asked = 0;
+  if (asked || p->in_done - p->told_done >= ack_every())
+    send_ack(peer);
+}
+
+/* ACK_REQ: answer once every message numbered below id completed. */
+void ofi_on_ack_req(const struct ofi_hdr *hd)
+{
+  struct ofi_peer *p = &ofi.peers[hd->src];
+  uint32_t want = (uint32_t)hd->id;
+  int32_t ahead = (int32_t)(want - p->in_base);
+  if (hd->id > UINT32_MAX || ahead > OFI_NOFIN_WINDOW) {
+    ofi_bad_pkt("ACK_REQ beyond what may be in flight", hd->src);
+    return;
+  }
+  if (ahead <= 0) {
+    send_ack(hd->src);
+    return;
+  }
+  if (!p->in_asked || (int32_t)(want - p->in_want) > 0)
+    p->in_want = want;
+  p->in_asked = 1;
+}
+
+void ofi_ack_free(void)
+{
+  for (uint t = 0; ofi.peers && t < ofi.ntasks; t++) {
+    free(ofi.peers[t].nf_hndl);
+    ofi.peers[t].nf_hndl = NULL;
+  }
+  ofi.nf_unacked = 0;
+  __atomic_store_n(&ofi.nf_unasked, 0, __ATOMIC_RELAXED);
+}
