@@ -96,6 +96,25 @@ void crts_tp_op_free(struct crts_op *op)
                                                 memory_order_relaxed));
 }
 
+void crts_tp_op_free_run(struct crts_op *first, struct crts_op *last)
+{
+  struct crts_op_cache *c = first->home;
+  if (c == NULL) {
+    for (struct crts_op *op = first, *next; op; op = next) {
+      next = op == last ? NULL : op->qnext;
+      free(op);
+    }
+    return;
+  }
+  struct crts_op *old = atomic_load_explicit(&c->returned,
+                                             memory_order_relaxed);
+  do
+    last->qnext = old;
+  while (!atomic_compare_exchange_weak_explicit(&c->returned, &old, first,
+                                                memory_order_release,
+                                                memory_order_relaxed));
+}
+
 void crts_tp_push(struct crts_op *op)
 {
   struct crts_op *old = atomic_load_explicit(&queue.head,
@@ -116,12 +135,14 @@ int crts_tp_queued(void)
   return atomic_load_explicit(&queue.head, memory_order_relaxed) != NULL;
 }
 
-static void run(struct crts_op *op)
+static void run(struct crts_op *op, struct crts_done *done)
 {
-  if (op->kind == CRTS_OP_AM)
+  if (op->kind == CRTS_OP_AM) {
+    crts_tp_rma_flush(done); /* counters move in the order of the requests */
     crts_tp_am_arrive(op);
-  else
-    crts_tp_rma_run(op);
+  } else {
+    crts_tp_rma_run(op, done);
+  }
 }
 
 /* Only the dispatcher pops (the queue has one consumer): CPE tasks never
@@ -145,12 +166,14 @@ static int crts_progress(struct lapi_hndl *h)
     lifo = next;
   }
   int n = 0;
+  struct crts_done done = {0};
   while (fifo) {
     struct crts_op *next = fifo->qnext;
-    run(fifo);
+    run(fifo, &done);
     fifo = next;
     n++;
   }
+  crts_tp_rma_flush(&done);
   return n;
 }
 
