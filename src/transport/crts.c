@@ -42,7 +42,7 @@
 static struct {
   struct crts_op *head; /* the dispatcher's */
   struct crts_op stub;
-} queue_out;
+} queue_out = {.head = &queue_out.stub};
 
 static struct {
   _Atomic(struct crts_op *) tail __attribute__((aligned(64)));
@@ -156,18 +156,11 @@ void crts_tp_push(struct crts_op *op)
   lapi_cpe_running(); /* where the sender runs (keep_core), after the op */
 }
 
-static struct crts_op *queue_head(void)
-{
-  if (queue_out.head == NULL)
-    queue_out.head = &queue_out.stub;
-  return queue_out.head;
-}
-
 /* Only the dispatcher asks (the popper: it owns head). */
 int crts_tp_queued(void)
 {
   return atomic_load_explicit(&queue_in.tail, memory_order_relaxed) !=
-         queue_head();
+         queue_out.head;
 }
 
 /* The link of op, once its pusher has written it. */
@@ -186,7 +179,7 @@ static struct crts_op *link_of(struct crts_op *op)
  * what is linked. */
 static struct crts_op *pop(void)
 {
-  struct crts_op *head = queue_head();
+  struct crts_op *head = queue_out.head;
   struct crts_op *next = atomic_load_explicit(&head->qlink,
                                               memory_order_acquire);
   if (head == &queue_out.stub) {
