@@ -4,10 +4,10 @@
  * The tasks of a core group are the spawned CPEs of one process (CPE-task
  * mode, see am/lapi_cpe.c).  An origin task hands each request to the
  * core group's dispatcher, the emulated MPE, through one lock-free queue:
- * a pusher takes its place with one exchange, the dispatcher walks the
- * queue in arrival order (below).  No lock is taken between the origin's
- * call and the dispatcher's pop, and 64 origins contend on one cache line
- * only for the push itself.
+ * a stack pushed with compare-and-swap that the dispatcher takes whole
+ * with one exchange and reverses into arrival order.  No lock is taken
+ * between the origin's call and the dispatcher's pop, and 64 origins
+ * contend on one cache line only for the push itself.
  *
  * The dispatcher drains the queue in lapi_progress (its own loop polls
  * every transport, see lapi_dispatch.c): puts, gets and read-modify-writes
@@ -23,34 +23,13 @@
 #include <string.h>
 
 #include "am/lapi_cpe.h"
-#include "crts/crts_engine.h"
 #include "transport/crts_tp.h"
 
 #define CRTS_MAX_PKT 65536
 
-/*
- * The core group's queue: an intrusive list with many pushers and one
- * popper (D. Vyukov's MPSC queue).  A pusher exchanges `tail` and then
- * links its op behind the old tail; the dispatcher walks from `head` in
- * arrival order, reading an op's link only when it gets to it.  So the
- * walk is no chain of misses on ops written on other cores: the lines of
- * the next op are prefetched while the op before it runs.  A stub op
- * stands in when the queue is empty.  A pusher between its exchange and
- * its link holds up the walk for those two instructions (or while it is
- * preempted there): the dispatcher waits for the link.
- */
 static struct {
-  struct crts_op *head; /* the dispatcher's */
-  struct crts_op stub;
-} queue_out = {.head = &queue_out.stub};
-
-static struct {
-  _Atomic(struct crts_op *) tail __attribute__((aligned(64)));
-} queue_in = {&queue_out.stub};
-
-/* The most ops one progress call runs: the dispatcher also has handler
- * queues to serve while tasks keep pushing. */
-#define BATCH_MAX 256
+  _Atomic(struct crts_op *) head __attribute__((aligned(64)));
+} queue;
 
 /*
  * Ops of up to CACHED_EXTRA bytes of header and vectors are recycled per
@@ -149,66 +128,24 @@ void crts_tp_op_free_run(struct crts_op *first, struct crts_op *last)
                                                 memory_order_relaxed));
 }
 
-static void link_in(struct crts_op *op)
-{
-  atomic_store_explicit(&op->qlink, NULL, memory_order_relaxed);
-  /* Seq_cst exchange, then the doorbell's sleeper count: a dispatcher
-   * that armed the bell before polls again and finds the op
-   * (lapi_wait.h). */
-  struct crts_op *prev = atomic_exchange_explicit(&queue_in.tail, op,
-                                                  memory_order_seq_cst);
-  atomic_store_explicit(&prev->qlink, op, memory_order_release);
-}
-
 void crts_tp_push(struct crts_op *op)
 {
-  link_in(op);
+  struct crts_op *old = atomic_load_explicit(&queue.head,
+                                             memory_order_relaxed);
+  do
+    op->qnext = old;
+  while (!atomic_compare_exchange_weak_explicit(&queue.head, &old, op,
+                                                memory_order_seq_cst,
+                                                memory_order_relaxed));
+  /* Seq_cst push, then the doorbell's sleeper count: a dispatcher that
+   * armed the bell before polls again and finds the op (lapi_wait.h). */
   lapi_bell_ring();
   lapi_cpe_running(); /* where the sender runs (keep_core), after the op */
 }
 
-/* Only the dispatcher asks (the popper: it owns head). */
 int crts_tp_queued(void)
 {
-  return atomic_load_explicit(&queue_in.tail, memory_order_relaxed) !=
-         queue_out.head;
-}
-
-/* The link of op, once its pusher has written it. */
-static struct crts_op *link_of(struct crts_op *op)
-{
-  struct crts_op *next;
-  while ((next = atomic_load_explicit(&op->qlink, memory_order_acquire)) ==
-         NULL)
-    crts_engine_relax(); /* a pusher is between its exchange and its link */
-  return next;
-}
-
-/* The oldest op, or NULL when the queue is empty.  Returned only once its
- * successor (an op or the stub) is known: then nobody writes it any more
- * and it may be freed.  The contended tail is read only at the end of
- * what is linked. */
-static struct crts_op *pop(void)
-{
-  struct crts_op *head = queue_out.head;
-  struct crts_op *next = atomic_load_explicit(&head->qlink,
-                                              memory_order_acquire);
-  if (head == &queue_out.stub) {
-    if (next == NULL) {
-      if (atomic_load_explicit(&queue_in.tail, memory_order_relaxed) == head)
-        return NULL;
-      next = link_of(head);
-    }
-    head = queue_out.head = next;
-    next = atomic_load_explicit(&head->qlink, memory_order_acquire);
-  }
-  if (next == NULL) {
-    if (atomic_load_explicit(&queue_in.tail, memory_order_acquire) == head)
-      link_in(&queue_out.stub); /* the last op: the stub goes behind it */
-    next = link_of(head);
-  }
-  queue_out.head = next;
-  return head;
+  return atomic_load_explicit(&queue.head, memory_order_relaxed) != NULL;
 }
 
 static void run(struct crts_op *op, struct crts_done *done)
@@ -222,12 +159,12 @@ static void run(struct crts_op *op, struct crts_done *done)
 }
 
 /* The origin wrote the op on its core: ask for the lines the dispatcher
- * will read while the op before it runs (one miss after another
- * otherwise). */
+ * reads now, so that their transfers overlap the walk of the batch and
+ * the moves of the ops before it (one miss after another otherwise). */
 static void prefetch_op(const struct crts_op *op)
 {
   const char *p = (const char *)op;
-  for (size_t off = 0; off < offsetof(struct crts_op, rma) + sizeof op->rma;
+  for (size_t off = 64; off < offsetof(struct crts_op, rma) + sizeof op->rma;
        off += 64)
     __builtin_prefetch(p + off);
 }
@@ -241,13 +178,24 @@ static int crts_progress(struct lapi_hndl *h)
       lapi_cpe_polls_any(); /* a waiting task: see keep_core */
     return 0;
   }
+  if (atomic_load_explicit(&queue.head, memory_order_relaxed) == NULL)
+    return 0;
+  struct crts_op *lifo = atomic_exchange_explicit(&queue.head, NULL,
+                                                  memory_order_acquire);
+  struct crts_op *fifo = NULL;
+  while (lifo) {
+    struct crts_op *next = lifo->qnext;
+    prefetch_op(lifo);
+    lifo->qnext = fifo;
+    fifo = lifo;
+    lifo = next;
+  }
   int n = 0;
   struct crts_done done = {0};
-  struct crts_op *op;
-  while (n < BATCH_MAX && (op = pop()) != NULL) {
-    if (queue_out.head != &queue_out.stub)
-      prefetch_op(queue_out.head);
-    run(op, &done);
+  while (fifo) {
+    struct crts_op *next = fifo->qnext;
+    run(fifo, &done);
+    fifo = next;
     n++;
   }
   crts_tp_rma_flush(&done);

@@ -30,7 +30,6 @@
 #ifndef LAPI_CRTS_TP_H
 #define LAPI_CRTS_TP_H
 
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,8 +41,7 @@ struct crts_op_cache;
 
 struct crts_op {
   struct lapi_item it;        /* first: an item of the target's queue */
-  _Atomic(struct crts_op *) qlink; /* link on the core group's queue */
-  struct crts_op *qnext;      /* link on a free list or a run (crts_done) */
+  struct crts_op *qnext;      /* link on the core group's queue */
   struct crts_op_cache *home; /* where it goes back when freed, or NULL */
   enum crts_op_kind kind;
   struct lapi_hndl *org;      /* origin handle */
