@@ -100,10 +100,16 @@ static void cntr_wake(lapi_cntr_t *c)
 
 void lapi_cntr_bump(lapi_cntr_t *c, int src)
 {
-  /* Statuses first: a waiter that sees the new value sees them too. */
+  lapi_cntr_add(c, src, 1);
+}
+
+void lapi_cntr_add(lapi_cntr_t *c, int src, int n)
+{
+  /* Statuses first: a waiter that sees the new value sees them too.  A
+   * note marks src's status, so one serves all n. */
   if (__atomic_load_n(&c->_impl, __ATOMIC_ACQUIRE))
     ws_note(c, src);
-  __atomic_add_fetch(&c->cntr, 1, __ATOMIC_SEQ_CST);
+  __atomic_add_fetch(&c->cntr, n, __ATOMIC_SEQ_CST);
   cntr_wake(c);
 }
 

@@ -133,7 +133,12 @@ void lapi_am_recv_complete(struct lapi_am_msg *m, struct lapi_am_dest *d)
 
 void lapi_am_origin_landed(struct lapi_hndl *h)
 {
-  if (__atomic_sub_fetch(&h->outstanding, 1, __ATOMIC_SEQ_CST) == 0) {
+  lapi_am_origin_landed_n(h, 1);
+}
+
+void lapi_am_origin_landed_n(struct lapi_hndl *h, long n)
+{
+  if (__atomic_sub_fetch(&h->outstanding, n, __ATOMIC_SEQ_CST) == 0) {
     lapi_bell_ring_waiters(); /* a LAPI_Fence may be waiting */
     lapi_hndl_notify(h);
   }
@@ -213,6 +218,17 @@ void lapi_am_notify_fire(struct lapi_hndl *h, struct lapi_am_notify *n)
   lapi_am_post(h, &ni->it);
 }
 
+void lapi_am_notify_fire_n(struct lapi_hndl *h, const struct lapi_am_notify *n,
+                           int count)
+{
+  /* As lapi_am_origin_sent, then lapi_am_origin_done, count times. */
+  if (n->org_cntr)
+    lapi_cntr_add(n->org_cntr, (int)n->tgt, count);
+  __atomic_add_fetch(&h->sends_done, (unsigned long)count, __ATOMIC_RELEASE);
+  if (n->cmpl_cntr)
+    lapi_cntr_add(n->cmpl_cntr, (int)n->tgt, count);
+}
+
 /* ---------------------------------------------------------- statistics */
 
 void lapi_am_stat_sent(struct lapi_hndl *h, enum lapi_tp_id tp, size_t bytes)
@@ -223,6 +239,12 @@ void lapi_am_stat_sent(struct lapi_hndl *h, enum lapi_tp_id tp, size_t bytes)
 
 void lapi_am_stat_recv(struct lapi_hndl *h, enum lapi_tp_id tp, size_t bytes)
 {
-  __atomic_add_fetch(&h->recv[tp].msgs, 1, __ATOMIC_RELAXED);
+  lapi_am_stat_recv_n(h, tp, 1, bytes);
+}
+
+void lapi_am_stat_recv_n(struct lapi_hndl *h, enum lapi_tp_id tp,
+                         unsigned long msgs, size_t bytes)
+{
+  __atomic_add_fetch(&h->recv[tp].msgs, msgs, __ATOMIC_RELAXED);
   __atomic_add_fetch(&h->recv[tp].bytes, bytes, __ATOMIC_RELAXED);
 }

@@ -103,6 +103,8 @@ void lapi_am_recv_header(struct lapi_am_msg *m, struct lapi_am_dest *d);
 void lapi_am_recv_complete(struct lapi_am_msg *m, struct lapi_am_dest *d);
 
 void lapi_am_origin_landed(struct lapi_hndl *h);
+/* n messages of h landed at once (a transport completing a run of them). */
+void lapi_am_origin_landed_n(struct lapi_hndl *h, long n);
 void lapi_am_origin_sent(struct lapi_hndl *h, uint tgt, lapi_cntr_t *org_cntr,
                          scompl_hndlr_t *shdlr, void *sinfo, int reason);
 void lapi_am_origin_done(struct lapi_hndl *h, uint tgt,
@@ -131,15 +133,24 @@ struct lapi_am_notify {
 
 int lapi_am_notify_reserve(struct lapi_am_notify *n);
 void lapi_am_notify_fire(struct lapi_hndl *h, struct lapi_am_notify *n);
+/* The same as `count` fires of n, which has no handler (n->item NULL):
+ * each counter moves once, by count. */
+void lapi_am_notify_fire_n(struct lapi_hndl *h, const struct lapi_am_notify *n,
+                           int count);
 
 /* ------------------------------------------------------------- helpers */
 
 /* +1 on a counter, on behalf of task src (LAPI_Setcntr_wstatus). */
 void lapi_cntr_bump(lapi_cntr_t *c, int src);
+/* +n in one step: n bumps on behalf of the same task. */
+void lapi_cntr_add(lapi_cntr_t *c, int src, int n);
 
 /* Statistics of handle h: one operation of `bytes` sent or received. */
 void lapi_am_stat_sent(struct lapi_hndl *h, enum lapi_tp_id tp, size_t bytes);
 void lapi_am_stat_recv(struct lapi_hndl *h, enum lapi_tp_id tp, size_t bytes);
+/* msgs operations of `bytes` in all received. */
+void lapi_am_stat_recv_n(struct lapi_hndl *h, enum lapi_tp_id tp,
+                         unsigned long msgs, size_t bytes);
 
 /* An error found while delivering: to the handle's err_hndlr, or logged. */
 void lapi_am_async_error(struct lapi_hndl *h, int code, lapi_err_t type,

@@ -8,15 +8,28 @@
  * are copied synchronously by the issuing (MPE) thread.  What the engines
  * model exactly is which commands a transfer needs and what each moves.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "crts_engine.h"
 
-/* Commands issued by the MPE; any thread may issue, hence atomic adds. */
-static struct {
+/*
+ * Commands issued by the MPE.  Any thread may issue, so each issuing
+ * thread counts in a block of its own (one writer: a plain load and
+ * store, as crts_stat_add does for a CPE) and a snapshot sums the blocks.
+ * A locked add would be worse than contended: issued right after a copy,
+ * it waits until every store of the copy has drained.  Blocks live as
+ * long as the process (the counts outlive their threads).
+ */
+struct mpe_counts {
   _Atomic uint64_t ops[CRTS_STAT_KINDS];
   _Atomic uint64_t bytes[CRTS_STAT_KINDS];
-} mpe_stats;
+  struct mpe_counts *next;
+};
+
+static _Atomic(struct mpe_counts *) mpe_blocks;
+static struct mpe_counts mpe_shared; /* a thread without a block: atomic */
+static __thread struct mpe_counts *mpe_mine;
 
 static const char *const kind_names[CRTS_STAT_KINDS] = {
   [CRTS_STAT_DMA_GET] = "dma_get",
@@ -112,10 +125,42 @@ static int contiguous(size_t block, size_t nblocks, size_t pitch)
   return nblocks <= 1 || pitch == block;
 }
 
+static struct mpe_counts *my_counts(void)
+{
+  struct mpe_counts *c = mpe_mine;
+  if (c)
+    return c;
+  c = calloc(1, sizeof *c);
+  if (c == NULL)
+    return NULL;
+  struct mpe_counts *old = atomic_load_explicit(&mpe_blocks,
+                                                memory_order_relaxed);
+  do
+    c->next = old;
+  while (!atomic_compare_exchange_weak_explicit(&mpe_blocks, &old, c,
+                                                memory_order_release,
+                                                memory_order_relaxed));
+  mpe_mine = c;
+  return c;
+}
+
+static void add1(_Atomic uint64_t *v, uint64_t n)
+{
+  atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) + n,
+                        memory_order_relaxed);
+}
+
 static void count(enum crts_stat_kind k, uint64_t bytes)
 {
-  atomic_fetch_add_explicit(&mpe_stats.ops[k], 1, memory_order_relaxed);
-  atomic_fetch_add_explicit(&mpe_stats.bytes[k], bytes, memory_order_relaxed);
+  struct mpe_counts *c = my_counts();
+  if (c == NULL) {
+    atomic_fetch_add_explicit(&mpe_shared.ops[k], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&mpe_shared.bytes[k], bytes,
+                              memory_order_relaxed);
+    return;
+  }
+  add1(&c->ops[k], 1);
+  add1(&c->bytes[k], bytes);
 }
 
 /* The side `name` of command c lies where its kind needs it: ldm 1 in one
@@ -359,13 +404,22 @@ int crts_engine_cpe_move(void *dst, const void *src, size_t len,
 
 /* --------------------------------------------------------- statistics */
 
-void crts_engine_stats_mpe(struct crts_engine_stats *s)
+static void sum_counts(struct crts_engine_stats *s, struct mpe_counts *c)
 {
   for (int k = 0; k < CRTS_STAT_KINDS; k++) {
-    s->ops[k] = atomic_load_explicit(&mpe_stats.ops[k], memory_order_relaxed);
-    s->bytes[k] =
-        atomic_load_explicit(&mpe_stats.bytes[k], memory_order_relaxed);
+    s->ops[k] += atomic_load_explicit(&c->ops[k], memory_order_relaxed);
+    s->bytes[k] += atomic_load_explicit(&c->bytes[k], memory_order_relaxed);
   }
+}
+
+void crts_engine_stats_mpe(struct crts_engine_stats *s)
+{
+  memset(s, 0, sizeof *s);
+  sum_counts(s, &mpe_shared);
+  for (struct mpe_counts *c = atomic_load_explicit(&mpe_blocks,
+                                                   memory_order_acquire);
+       c; c = c->next)
+    sum_counts(s, c);
 }
 
 void crts_engine_stats_cpes(struct crts_engine_stats *s)

@@ -12,11 +12,13 @@
  * The dispatcher drains the queue in lapi_progress (its own loop polls
  * every transport, see lapi_dispatch.c): puts, gets and read-modify-writes
  * run at once, active messages go to their target handle's queue so that
- * the handlers run under that handle's lock (crts_tp.h).  A pusher rings
+ * the handlers run under that handle's lock (crts_tp.h); the completions
+ * of a run of puts or gets of one origin move together (struct crts_done).  A pusher rings
  * the process doorbell, which costs nothing unless the dispatcher sleeps;
  * the dispatcher polls for a spin window before it does.
  */
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +49,15 @@ struct crts_op_cache {
 
 static __thread struct crts_op_cache *my_cache;
 
+/* The dispatcher read the op last: ask for its lines back now, so that a
+ * stream of requests does not wait for them at each memset. */
+static void prefetch_for_write(const struct crts_op *op)
+{
+  const char *p = (const char *)op;
+  for (size_t off = 0; off < sizeof *op; off += 64)
+    __builtin_prefetch(p + off, 1);
+}
+
 struct crts_op *crts_tp_op_new(size_t extra)
 {
   if (extra > CACHED_EXTRA) {
@@ -70,6 +81,8 @@ struct crts_op *crts_tp_op_new(size_t extra)
   struct crts_op *op = c->mine;
   if (op) {
     c->mine = op->qnext;
+    if (c->mine)
+      prefetch_for_write(c->mine);
   } else {
     op = malloc(sizeof *op + CACHED_EXTRA);
     if (op == NULL)
@@ -96,6 +109,25 @@ void crts_tp_op_free(struct crts_op *op)
                                                 memory_order_relaxed));
 }
 
+void crts_tp_op_free_run(struct crts_op *first, struct crts_op *last)
+{
+  struct crts_op_cache *c = first->home;
+  if (c == NULL) {
+    for (struct crts_op *op = first, *next; op; op = next) {
+      next = op == last ? NULL : op->qnext;
+      free(op);
+    }
+    return;
+  }
+  struct crts_op *old = atomic_load_explicit(&c->returned,
+                                             memory_order_relaxed);
+  do
+    last->qnext = old;
+  while (!atomic_compare_exchange_weak_explicit(&c->returned, &old, first,
+                                                memory_order_release,
+                                                memory_order_relaxed));
+}
+
 void crts_tp_push(struct crts_op *op)
 {
   struct crts_op *old = atomic_load_explicit(&queue.head,
@@ -116,12 +148,25 @@ int crts_tp_queued(void)
   return atomic_load_explicit(&queue.head, memory_order_relaxed) != NULL;
 }
 
-static void run(struct crts_op *op)
+static void run(struct crts_op *op, struct crts_done *done)
 {
-  if (op->kind == CRTS_OP_AM)
+  if (op->kind == CRTS_OP_AM) {
+    crts_tp_rma_flush(done); /* counters move in the order of the requests */
     crts_tp_am_arrive(op);
-  else
-    crts_tp_rma_run(op);
+  } else {
+    crts_tp_rma_run(op, done);
+  }
+}
+
+/* The origin wrote the op on its core: ask for the lines the dispatcher
+ * reads now, so that their transfers overlap the walk of the batch and
+ * the moves of the ops before it (one miss after another otherwise). */
+static void prefetch_op(const struct crts_op *op)
+{
+  const char *p = (const char *)op;
+  for (size_t off = 64; off < offsetof(struct crts_op, rma) + sizeof op->rma;
+       off += 64)
+    __builtin_prefetch(p + off);
 }
 
 /* Only the dispatcher pops (the queue has one consumer): CPE tasks never
@@ -140,17 +185,20 @@ static int crts_progress(struct lapi_hndl *h)
   struct crts_op *fifo = NULL;
   while (lifo) {
     struct crts_op *next = lifo->qnext;
+    prefetch_op(lifo);
     lifo->qnext = fifo;
     fifo = lifo;
     lifo = next;
   }
   int n = 0;
+  struct crts_done done = {0};
   while (fifo) {
     struct crts_op *next = fifo->qnext;
-    run(fifo);
+    run(fifo, &done);
     fifo = next;
     n++;
   }
+  crts_tp_rma_flush(&done);
   return n;
 }
 

@@ -13,7 +13,9 @@
  *         then the origin completion handler and org_cntr
  *   rmw   the MPE's atomic on the target variable, prev_tgt_val, org_cntr
  * Statistics: the target handle counts a put or rmw as received, the
- * origin a get (the bytes land at the origin).
+ * origin a get (the bytes land at the origin).  The completions of a run
+ * of plain puts or gets of one origin popped together move once for the
+ * whole run (struct crts_done).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,41 +296,91 @@ static size_t run_rmw(struct crts_op *c)
   return (size_t)c->rmw.size;
 }
 
-void crts_tp_rma_run(struct crts_op *c)
+/* Bytes of a put or get, moved by the engines. */
+static size_t move_rma(struct crts_op *c)
 {
   struct lapi_tp_rma *r = &c->rma;
-  size_t moved;
-  switch (c->kind) {
-  case CRTS_OP_PUT:
-    moved = r->org_vec ? crts_tp_move(r->org_vec, r->tgt_vec, CRTS_XLATE_DST,
-                                      c->org_cpe, c->tgt_cpe, "LAPI_Putv")
-                       : crts_tp_move_buf(lapi_addr_ptr(r->tgt_addr),
-                                          r->org_addr, r->len, "LAPI_Put");
-    lapi_am_stat_recv(c->tgt, LAPI_TP_CRTS, moved);
-    break;
-  case CRTS_OP_GET:
-    moved = r->org_vec ? crts_tp_move(r->tgt_vec, r->org_vec, CRTS_XLATE_SRC,
-                                      c->org_cpe, c->tgt_cpe, "LAPI_Getv")
-                       : crts_tp_move_buf(r->org_addr,
-                                          lapi_addr_ptr(r->tgt_addr), r->len,
-                                          "LAPI_Get");
-    lapi_am_stat_recv(c->org, LAPI_TP_CRTS, moved);
-    break;
-  default:
-    lapi_am_stat_recv(c->tgt, LAPI_TP_CRTS, run_rmw(c));
-    break;
-  }
+  if (c->kind == CRTS_OP_PUT)
+    return r->org_vec ? crts_tp_move(r->org_vec, r->tgt_vec, CRTS_XLATE_DST,
+                                     c->org_cpe, c->tgt_cpe, "LAPI_Putv")
+                      : crts_tp_move_buf(lapi_addr_ptr(r->tgt_addr),
+                                         r->org_addr, r->len, "LAPI_Put");
+  return r->org_vec ? crts_tp_move(r->tgt_vec, r->org_vec, CRTS_XLATE_SRC,
+                                   c->org_cpe, c->tgt_cpe, "LAPI_Getv")
+                    : crts_tp_move_buf(r->org_addr, lapi_addr_ptr(r->tgt_addr),
+                                       r->len, "LAPI_Get");
+}
+
+/* A run's completions wait at most this many bytes of later moves. */
+#define DONE_MAX_BYTES (512 * 1024)
+
+/* May c complete together with the run of first (same origin, target,
+ * kind, counters and cache; no handler to run)? */
+static int same_run(const struct crts_op *first, const struct crts_op *c)
+{
+  return c->kind == first->kind && c->org == first->org &&
+         c->tgt == first->tgt && c->tgt_cntr == first->tgt_cntr &&
+         c->note.org_cntr == first->note.org_cntr &&
+         c->note.cmpl_cntr == first->note.cmpl_cntr &&
+         c->note.item == NULL && c->home == first->home;
+}
+
+/*
+ * What every completion of a put, get or rmw does, for count of them:
+ * statistics (the target handle counts a put or rmw as received, the
+ * origin a get), tgt_cntr, the origin's counters, then `outstanding`.
+ * Landed after its counters: a later direct move of the handle (which
+ * waits for outstanding == 0) cannot complete before this one.
+ */
+static void complete(struct crts_op *c, int count, size_t bytes)
+{
+  lapi_am_stat_recv_n(c->kind == CRTS_OP_GET ? c->org : c->tgt, LAPI_TP_CRTS,
+                      (unsigned long)count, bytes);
   if (c->tgt_cntr)
-    lapi_cntr_bump(c->tgt_cntr, (int)c->org->task_id);
-  lapi_am_notify_fire(c->org, &c->note);
-  /* Landed after its counters: a later direct move of the handle (which
-   * waits for outstanding == 0) cannot complete before this one. */
-  lapi_am_origin_landed(c->org);
+    lapi_cntr_add(c->tgt_cntr, (int)c->org->task_id, count);
+  if (count == 1)
+    lapi_am_notify_fire(c->org, &c->note);
+  else
+    lapi_am_notify_fire_n(c->org, &c->note, count);
+  lapi_am_origin_landed_n(c->org, count);
   if (c->tgt_cntr)
     lapi_cpe_served(c->tgt);
   if (c->note.org_cntr || c->note.cmpl_cntr || c->kind == CRTS_OP_GET)
     lapi_cpe_served(c->org); /* a get's data landed at the origin */
   else
     lapi_cpe_landed(c->org);
-  crts_tp_op_free(c);
+}
+
+void crts_tp_rma_flush(struct crts_done *d)
+{
+  if (d->first == NULL)
+    return;
+  complete(d->first, d->count, d->bytes);
+  crts_tp_op_free_run(d->first, d->last);
+  d->first = d->last = NULL;
+  d->count = 0;
+  d->bytes = 0;
+}
+
+void crts_tp_rma_run(struct crts_op *c, struct crts_done *d)
+{
+  if (c->kind == CRTS_OP_RMW || c->note.item) {
+    crts_tp_rma_flush(d); /* handlers and atomics see earlier completions */
+    size_t moved = c->kind == CRTS_OP_RMW ? run_rmw(c) : move_rma(c);
+    complete(c, 1, moved);
+    crts_tp_op_free(c);
+    return;
+  }
+  if (d->first && !same_run(d->first, c))
+    crts_tp_rma_flush(d);
+  size_t moved = move_rma(c);
+  if (d->first == NULL)
+    d->first = c;
+  else
+    d->last->qnext = c;
+  d->last = c;
+  d->count++;
+  d->bytes += moved;
+  if (d->bytes >= DONE_MAX_BYTES)
+    crts_tp_rma_flush(d);
 }

@@ -87,6 +87,8 @@ void crts_tp_push(struct crts_op *op);
  * (by the dispatcher, usually), so the data path does not malloc. */
 struct crts_op *crts_tp_op_new(size_t extra);
 void crts_tp_op_free(struct crts_op *op);
+/* Free the ops first..last (linked by qnext), all of one home. */
+void crts_tp_op_free_run(struct crts_op *first, struct crts_op *last);
 
 /* ---- active messages (crts_am.c) */
 
@@ -99,8 +101,26 @@ void crts_tp_am_arrive(struct crts_op *op);
 int crts_tp_put(struct lapi_hndl *h, const struct lapi_tp_rma *op);
 int crts_tp_get(struct lapi_hndl *h, const struct lapi_tp_rma *op);
 int crts_tp_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op);
-/* The dispatcher popped a put, get or rmw: do it. */
-void crts_tp_rma_run(struct crts_op *op);
+
+/*
+ * Completions the dispatcher still owes: a run of puts (or gets) of one
+ * origin with the same counters and no handler, moved one after the other
+ * and completed together -- each counter, `outstanding` and the statistics
+ * move once by the run's count, and its ops go back in one push -- instead
+ * of trading those cache lines with the waiting origin once per transfer.
+ * Every op of the run is an op the dispatcher popped in the same batch.
+ */
+struct crts_done {
+  struct crts_op *first, *last; /* the run, linked by qnext; first: NULL */
+  int count;
+  size_t bytes;
+};
+
+/* The dispatcher popped a put, get or rmw: do it; its completion may join
+ * the run of done (then it waits for crts_tp_rma_flush). */
+void crts_tp_rma_run(struct crts_op *op, struct crts_done *done);
+/* Complete the run of done, if any (before anything else may run). */
+void crts_tp_rma_flush(struct crts_done *done);
 
 /* ---- addresses and moves (crts_move.c) */
 
