@@ -53,6 +53,9 @@ int PLAPI_Gfence(lapi_handle_t hndl)
     return LAPI_ERR_HNDL_INVALID;
   lapi_wait_until(h, landed, h, NULL);
   int rc = lapi_coll_barrier(h);
+  /* What the others' fences waited for landed here, written by our
+   * transport threads: see it before the caller looks. */
+  lapi_tp_sync();
   return rc ? LAPI_FAIL(rc, "the job's barrier failed") : LAPI_SUCCESS;
 }
 

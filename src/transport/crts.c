@@ -224,4 +224,5 @@ const struct lapi_tp_ops lapi_tp_crts = {
   .progress = crts_progress,
   .tight = lapi_tp_no_tight, /* no network to poll */
   .flush = lapi_tp_no_flush, /* completions are always reported */
+  .sync = lapi_tp_no_sync,   /* every transfer ends with a counter */
 };

@@ -257,4 +257,5 @@ const struct lapi_tp_ops lapi_tp_self = {
   .progress = lapi_tp_no_progress, /* everything is posted, nothing polled */
   .tight = lapi_tp_no_tight, /* no network to poll */
   .flush = lapi_tp_no_flush, /* completions are always reported */
+  .sync = lapi_tp_no_sync,   /* done when the call returns */
 };

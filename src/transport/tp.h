@@ -119,6 +119,11 @@ struct lapi_tp_ops {
    * messages).  Cheap when there is nothing to ask; returns the requests
    * sent (lapi_tp_no_flush: 0). */
   int (*flush)(struct lapi_hndl *h);
+  /* The caller learnt by another way (the bootstrap's barrier of
+   * LAPI_Gfence) that messages to it have landed: order the transport's
+   * writes of their data before what the caller reads next (their
+   * threads wrote it; lapi_tp_no_sync where counters already do). */
+  void (*sync)(void);
 };
 
 /* Every transport's tight op; returns how many have a network to poll. */
@@ -126,6 +131,9 @@ int lapi_tp_tight(struct lapi_hndl *h, int on);
 
 /* Every transport's flush op. */
 void lapi_tp_flush(struct lapi_hndl *h);
+
+/* Every transport's sync op. */
+void lapi_tp_sync(void);
 
 /* The transport that serves tgt for h (tgt already checked < NUM_TASKS). */
 const struct lapi_tp_ops *lapi_tp_select(const struct lapi_hndl *h,
@@ -149,5 +157,6 @@ int lapi_tp_no_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op);
 int lapi_tp_no_progress(struct lapi_hndl *h);
 int lapi_tp_no_tight(struct lapi_hndl *h, int on);
 int lapi_tp_no_flush(struct lapi_hndl *h);
+void lapi_tp_no_sync(void);
 
 #endif /* LAPI_TP_H */

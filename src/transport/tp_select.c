@@ -79,6 +79,8 @@ int lapi_tp_no_flush(struct lapi_hndl *h)
   return 0;
 }
 
+void lapi_tp_no_sync(void) {}
+
 const struct lapi_tp_ops *const lapi_tp_all[] = {
   &lapi_tp_self,
   &lapi_tp_crts, /* crts: tasks of the caller's core group */
@@ -108,4 +110,10 @@ void lapi_tp_flush(struct lapi_hndl *h)
 {
   for (unsigned t = 0; t < lapi_tp_count; t++)
     lapi_tp_all[t]->flush(h);
+}
+
+void lapi_tp_sync(void)
+{
+  for (unsigned t = 0; t < lapi_tp_count; t++)
+    lapi_tp_all[t]->sync();
 }

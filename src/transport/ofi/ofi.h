@@ -521,6 +521,7 @@ void ofi_nofin_end(uint peer, uint32_t seq);
 void ofi_on_ack_req(const struct ofi_hdr *hd);
 void ofi_ack_free(void);
 int ofi_tp_flush(struct lapi_hndl *h); /* the tp op; takes ofi.lock */
+void ofi_tp_sync(void);                /* the tp op; takes ofi.lock */
 
 /* ofi_hdl.c: handler addresses as (module, offset) */
 uint64_t ofi_hdl_encode(uint64_t hdr_hdl, uint32_t *module);

@@ -155,6 +155,16 @@ int ofi_tp_flush(struct lapi_hndl *h)
   return asked;
 }
 
+/* The tp sync op.  Arrivals are written under ofi.lock (eager data,
+ * unpacked chunks, rmws; RMA reads end there too) and acknowledged
+ * under it: taking it once orders all of them before the caller's next
+ * reads, which a barrier through the bootstrap does not. */
+void ofi_tp_sync(void)
+{
+  pthread_mutex_lock(&ofi.lock);
+  pthread_mutex_unlock(&ofi.lock);
+}
+
 /* Out of credits with no-FIN messages holding some: ask, or the stream
  * may wait for acknowledgements the target keeps (fewer than half of
  * its own credits' worth, when LAPI_OFI_CREDITS differ). */

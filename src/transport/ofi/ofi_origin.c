@@ -826,6 +826,7 @@ const struct lapi_tp_ops lapi_tp_ofi = {
   .progress = ofi_tp_progress,
   .tight = ofi_tp_tight,
   .flush = ofi_tp_flush,
+  .sync = ofi_tp_sync,
 };
 
 /* --------------------------------------------------- arrivals (origin) */
