@@ -90,6 +90,24 @@ struct ofi_hdr {
   uint32_t ack_seq;
 };
 
+/* Why an arrival was dropped (ofi_drop); the same classes name the
+ * faults the test hook LAPI_OFI_TEST_MANGLE puts into copies of real
+ * packets (ofi_fault.c), so a test can match the two. */
+enum ofi_bad {
+  OFI_BAD_OTHER = 0, /* any check not listed below */
+  OFI_BAD_MAGIC,     /* not our magic */
+  OFI_BAD_LEN,       /* length field differs from the bytes received */
+  OFI_BAD_SHORT,     /* shorter than a header or its type's fixed part */
+  OFI_BAD_TYPE,      /* unknown type */
+  OFI_BAD_SENDER,    /* sender not another task of the job */
+  OFI_BAD_HNDL,      /* handle key or sending task out of range */
+  OFI_BAD_ACK,       /* acknowledges more than was sent */
+  OFI_BAD_STALE,     /* quotes a transfer that is gone or never was */
+  OFI_BAD_DATA,      /* DATA outside what was pulled */
+  OFI_BAD_RTS,       /* RTS fields or sizes wrong */
+  OFI_BAD_N
+};
+
 /* A registered piece of the source, for RMA reads. */
 struct ofi_seg {
   uint64_t addr;  /* the source's virtual address */
@@ -334,6 +352,7 @@ struct ofi_peer {
   int64_t last_rx_ms;
   int64_t ping_ms;
   int queued;                /* our packets in the retry queue */
+  int owed;                  /* its entries in ofi.owed_head */
   long tx_posted;            /* our sends to it awaiting completion */
   unsigned blocked_pass;     /* retry pass in which a post got EAGAIN */
   int fail_pending;          /* a send to it failed: ofi_fail_pending */
@@ -364,7 +383,10 @@ struct ofi_stats {
   uint64_t eagain;           /* -FI_EAGAIN retries */
   uint64_t eager, rma, pull; /* transfers by protocol (sink side) */
   uint64_t reads;            /* RMA read operations */
+  uint64_t dropped[OFI_BAD_N]; /* bad_pkts by class (STALE: stale_pkts) */
 };
+
+struct ofi_owed;
 
 struct ofi_state {
   pthread_mutex_t lock;
@@ -403,6 +425,8 @@ struct ofi_state {
   struct ofi_peer *peers;
   struct ofi_buf *free_bufs;
   struct ofi_buf *retry_head, *retry_tail; /* sends that got EAGAIN */
+  struct ofi_owed *owed_head, *owed_tail;  /* work that found no buffer */
+  struct ofi_owed *owed_spare;
   struct ofi_buf *recv_bufs; /* all posted receive buffers (array) */
   long tx_posted;            /* sends waiting for their completion */
   long reads_posted;         /* RMA reads waiting for their completion */
@@ -474,12 +498,36 @@ void ofi_report(struct lapi_hndl *h, int code, lapi_err_t type, uint peer,
 
 /* ofi_send.c: all under ofi.lock */
 struct ofi_buf *ofi_buf_get(void);
+struct ofi_buf *ofi_buf_take(void); /* the same, the nomem hook aside */
 void ofi_buf_put(struct ofi_buf *b);
 void *ofi_pkt_init(struct ofi_buf *b, int type, uint16_t hndl, uint64_t id,
                    size_t len);
 void ofi_send(struct ofi_buf *b, uint peer, uint64_t xfer);
 void ofi_send_retry(void);
 int ofi_send_small(uint peer, const void *pkt, size_t len);
+/* Out of packet buffers: what must still happen is owed and done again
+ * by ofi_send_retry once buffers are free (a PULL to answer, a transfer
+ * to launch); if even that record cannot be had, the peer is declared
+ * gone (LAPI_ERR_MEMORY_EXHAUSTED), never silently dropped. */
+void ofi_owe_pull(const struct ofi_pull *p);
+void ofi_owe_launch(struct ofi_xfer *x);
+void ofi_owed_free(void);
+
+/* ofi_fault.c: test hooks, off unless their variables are set */
+extern int ofi_mangle_every;  /* LAPI_OFI_TEST_MANGLE */
+extern int ofi_nomem_every;   /* LAPI_OFI_TEST_NOMEM */
+void ofi_fault_settings(void);
+/* After b was posted: every ofi_mangle_every-th packet is followed by an
+ * invalid copy of it (one class of enum ofi_bad at a time). */
+void ofi_mangle_after(const struct ofi_buf *b);
+/* 1 when this packet buffer allocation is to fail (the nomem hook). */
+int ofi_nomem_now(void);
+/* For tests (lapi_static): copies made by class, arrivals dropped by
+ * class (STALE includes genuine stale ones); takes ofi.lock. */
+void ofi_fault_counts(uint64_t injected[OFI_BAD_N],
+                      uint64_t dropped[OFI_BAD_N]);
+/* For tests: no more mangled copies from this process. */
+void ofi_fault_mangle_stop(void);
 
 /* ofi_xfer table (ofi_origin.c); task: the other end's LAPI task */
 struct ofi_xfer *ofi_xfer_new(enum ofi_role role, uint task,
@@ -494,6 +542,7 @@ void ofi_on_fin(const struct ofi_fin *f);
 void ofi_on_pull(const struct ofi_pull *p);
 void ofi_on_rmw_reply(const struct ofi_rmw_reply *r);
 void ofi_source_start(struct ofi_xfer *x);
+void ofi_relaunch(struct ofi_xfer *x); /* its owed first packet */
 void ofi_source_mode(struct ofi_xfer *x);
 void ofi_note_fire(struct ofi_xfer *x);
 void ofi_fail_xfer(struct ofi_xfer *x, int code);
@@ -558,6 +607,8 @@ int ofi_desc_read(const unsigned char *in, size_t len, struct ofi_vec *ov);
 void ofi_vec_free(struct ofi_vec *ov);
 void ofi_vec_one(struct ofi_vec *ov, void *addr, size_t len);
 int ofi_pkt_check(const struct ofi_hdr *hd, size_t got);
-void ofi_bad_pkt(const char *why, uint src);
+size_t ofi_pkt_min(int type); /* fixed part of a known type */
+void ofi_bad_pkt(const char *why, uint src);          /* OFI_BAD_OTHER */
+void ofi_drop(enum ofi_bad cls, const char *why, uint src);
 
 #endif /* LAPI_OFI_H */

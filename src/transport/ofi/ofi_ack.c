@@ -106,7 +106,7 @@ int ofi_ack_in(const struct ofi_hdr *hd)
   struct ofi_peer *p = &ofi.peers[hd->src];
   if ((int32_t)(hd->ack_done - p->nf_next) > 0 ||
       (int32_t)(hd->ack_seq - hd->ack_done) > 0) {
-    ofi_bad_pkt("acknowledges more than was sent", hd->src);
+    ofi_drop(OFI_BAD_ACK, "acknowledges more than was sent", hd->src);
     return -1;
   }
   int32_t more = (int32_t)(hd->ack_done - p->nf_done);

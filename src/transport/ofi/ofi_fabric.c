@@ -167,6 +167,7 @@ static void settings(void)
   ofi.read_window = (int)env_size("LAPI_OFI_WINDOW", 8, 1, 256);
   ofi.max_read = env_size("LAPI_OFI_MAX_READ", 4u << 20, 4096, 1u << 30);
   ofi.fin_always = getenv("LAPI_OFI_FIN_ALWAYS") != NULL;
+  ofi_fault_settings();
 }
 
 static int provider_up(struct lapi_boot *b)
@@ -383,6 +384,7 @@ static void close_all(void)
     ofi_buf_put(b);
   }
   ofi.retry_tail = NULL;
+  ofi_owed_free();
   while (ofi.free_bufs) {
     struct ofi_buf *b = ofi.free_bufs;
     ofi.free_bufs = b->next;
@@ -526,7 +528,8 @@ static int sends_flushed(void)
 {
   for (uint t = 0; t < ofi.ntasks; t++) {
     const struct ofi_peer *p = &ofi.peers[t];
-    if (!p->failed && !p->fail_pending && (p->tx_posted || p->queued))
+    if (!p->failed && !p->fail_pending &&
+        (p->tx_posted || p->queued || p->owed))
       return 0;
   }
   return 1;

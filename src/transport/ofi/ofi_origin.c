@@ -330,7 +330,7 @@ static void launch_rts(struct ofi_xfer *x)
 {
   struct ofi_buf *b = ofi_buf_get();
   if (b == NULL) {
-    ofi_fail_xfer(x, LAPI_ERR_MEMORY_EXHAUSTED);
+    ofi_owe_launch(x); /* launched again once a buffer is free */
     return;
   }
   int no_fin = needs_no_fin(x) && ofi_nofin_room(x->peer);
@@ -392,7 +392,7 @@ static void launch_get(struct ofi_xfer *x)
 {
   struct ofi_buf *b = ofi_buf_get();
   if (b == NULL) {
-    ofi_fail_xfer(x, LAPI_ERR_MEMORY_EXHAUSTED);
+    ofi_owe_launch(x); /* launched again once a buffer is free */
     return;
   }
   int inl = sizeof(struct ofi_get) + x->desc_len <= ofi.buf_size;
@@ -413,7 +413,7 @@ static void launch_rmw(struct ofi_xfer *x)
 {
   struct ofi_buf *b = ofi_buf_get();
   if (b == NULL) {
-    ofi_fail_xfer(x, LAPI_ERR_MEMORY_EXHAUSTED);
+    ofi_owe_launch(x); /* launched again once a buffer is free */
     return;
   }
   /* The request was built into x->desc at submission. */
@@ -429,6 +429,11 @@ static void launch(struct ofi_xfer *x)
   case OFI_R_RMW: launch_rmw(x); break;
   default: launch_rts(x); break;
   }
+}
+
+void ofi_relaunch(struct ofi_xfer *x)
+{
+  launch(x);
 }
 
 /* The GET target answers with an uncredited RTS (the GET holds it). */
@@ -910,8 +915,10 @@ void ofi_on_pull(const struct ofi_pull *p)
     return;
   }
   struct ofi_buf *b = ofi_buf_get();
-  if (b == NULL)
-    return; /* the sink times out on it */
+  if (b == NULL) {
+    ofi_owe_pull(p); /* answered once a buffer is free */
+    return;
+  }
   struct ofi_data *d = ofi_pkt_init(b, OFI_M_DATA, p->h.hndl, p->sink,
                                     sizeof *d + p->len);
   d->offset = p->offset;

@@ -390,7 +390,8 @@ static void *progress_main(void *arg)
                ofi.nf_unacked;
     /* something waits for a retry, or our own reads complete without a
      * ring: come back soon */
-    int again = ofi.retry_head || ofi.ready_head || ofi.reads_posted;
+    int again = ofi.retry_head || ofi.owed_head || ofi.ready_head ||
+                ofi.reads_posted;
     /* RMA reads in flight either way and no wait object: shm serves a
      * read through the owner's endpoint (the CMA copy runs when the
      * owner progresses) and its answer reaches the reader's CQ without a
@@ -435,7 +436,7 @@ static OFI_TLS int tight_thread; /* this thread polls in a tight loop */
 static int progress_pass(void)
 {
   int n = drain_cq();
-  if (ofi.retry_head)
+  if (ofi.retry_head || ofi.owed_head)
     ofi_send_retry();
   if (ofi.ready_head)
     ofi_sink_issue();

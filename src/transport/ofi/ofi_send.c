@@ -11,6 +11,12 @@
  * the others), and the progress thread (woken if asleep) posts it again
  * after reading the CQ.  Every packet is stamped, when it is posted, with
  * the freshest acknowledgement counts for its peer (ofi_ack.c).
+ * No free buffer and no memory for one never loses a packet either:
+ * what must still be sent (a small packet, the DATA answering a PULL, a
+ * transfer's first packet) is owed, in a record of its own, and done
+ * again by ofi_send_retry; only when not even that record can be had is
+ * the peer declared gone (LAPI_ERR_MEMORY_EXHAUSTED), which the error
+ * handlers hear of and every transfer with it fails visibly.
  * Everything here runs under ofi.lock.
  */
 #include <stdio.h>
@@ -20,6 +26,13 @@
 #include "transport/ofi/ofi.h"
 
 struct ofi_buf *ofi_buf_get(void)
+{
+  if (ofi_nomem_every && ofi_nomem_now())
+    return NULL; /* test hook: as if memory ran out */
+  return ofi_buf_take();
+}
+
+struct ofi_buf *ofi_buf_take(void)
 {
   struct ofi_buf *b = ofi.free_bufs;
   if (b) {
@@ -83,8 +96,11 @@ static int post(struct ofi_buf *b)
   if (b->len <= ofi.inject_size) {
     uint peer = b->peer;
     rc = (int)fi_inject(ofi.ep, b->mem, b->len, a);
-    if (rc == 0)
+    if (rc == 0) {
+      if (ofi_mangle_every)
+        ofi_mangle_after(b);
       ofi_buf_put(b);
+    }
     /* posted, or -FI_EAGAIN until the peer makes progress (its queue is
      * full, or shm's first contact waits for it): wake it either way */
     ofi_bell_ring(peer);
@@ -94,6 +110,8 @@ static int post(struct ofi_buf *b)
   if (rc == 0) {
     ofi.tx_posted++;
     ofi.peers[b->peer].tx_posted++;
+    if (ofi_mangle_every)
+      ofi_mangle_after(b);
   }
   ofi_bell_ring(b->peer);
   return rc;
@@ -101,17 +119,24 @@ static int post(struct ofi_buf *b)
 
 /* The peer is declared gone later, by ofi_fail_pending: our callers
  * still hold transfers that the sweep of ofi_peer_fail would free. */
-static void send_failed(struct ofi_buf *b, int rc)
+static void fail_later(uint peer, int code, const char *why)
 {
-  struct ofi_peer *p = &ofi.peers[b->peer];
-  ofi_buf_put(b);
+  struct ofi_peer *p = &ofi.peers[peer];
   if (p->failed || p->fail_pending)
     return;
-  p->fail_pending = LAPI_ERR_SEND_INCOMP;
-  snprintf(p->fail_why, sizeof p->fail_why, "a send failed: %s",
-           fi_strerror(-rc));
+  p->fail_pending = code;
+  snprintf(p->fail_why, sizeof p->fail_why, "%s", why);
   ofi.fail_pending = 1;
   ofi_kick();
+}
+
+static void send_failed(struct ofi_buf *b, int rc)
+{
+  char why[96];
+  snprintf(why, sizeof why, "a send failed: %s", fi_strerror(-rc));
+  uint peer = b->peer;
+  ofi_buf_put(b);
+  fail_later(peer, LAPI_ERR_SEND_INCOMP, why);
 }
 
 void ofi_fail_pending(void)
@@ -155,9 +180,127 @@ void ofi_send(struct ofi_buf *b, uint peer, uint64_t xfer)
   ofi_kick();
 }
 
+/* ------------------------------------------------------ owed work */
+
+enum { OWED_SEND = 1, OWED_PULL, OWED_LAUNCH };
+
+/* Work that found no packet buffer; small (a control packet or a PULL
+ * fits), kept on ofi.owed_spare once done. */
+struct ofi_owed {
+  struct ofi_owed *next;
+  int kind;
+  uint peer;
+  uint64_t xid;              /* OWED_LAUNCH: the transfer */
+  size_t len;
+  unsigned char pkt[64] __attribute__((aligned(8)));
+};
+
+static void owe(int kind, uint peer, const void *pkt, size_t len,
+                uint64_t xid)
+{
+  struct ofi_peer *p = &ofi.peers[peer];
+  if (p->failed || p->fail_pending)
+    return; /* its transfers fail with it */
+  struct ofi_owed *o = ofi.owed_spare;
+  if (o)
+    ofi.owed_spare = o->next;
+  else
+    o = malloc(sizeof *o);
+  if (o == NULL || len > sizeof o->pkt) {
+    free(o);
+    fail_later(peer, LAPI_ERR_MEMORY_EXHAUSTED,
+               "out of memory: a packet to it could not be sent");
+    return;
+  }
+  o->next = NULL;
+  o->kind = kind;
+  o->peer = peer;
+  o->xid = xid;
+  o->len = len;
+  if (len)
+    memcpy(o->pkt, pkt, len);
+  if (ofi.owed_tail)
+    ofi.owed_tail->next = o;
+  else
+    ofi.owed_head = o;
+  ofi.owed_tail = o;
+  p->owed++;
+  ofi_kick(); /* the progress thread tries again soon */
+}
+
+void ofi_owe_pull(const struct ofi_pull *p)
+{
+  owe(OWED_PULL, p->h.src, p, sizeof *p, 0);
+}
+
+void ofi_owe_launch(struct ofi_xfer *x)
+{
+  owe(OWED_LAUNCH, x->peer, NULL, 0, x->id);
+}
+
+/* Each owed item once, in order; what still finds no buffer is owed
+ * again (from the spare records: no allocation). */
+static void owed_retry(void)
+{
+  struct ofi_owed *o = ofi.owed_head;
+  ofi.owed_head = ofi.owed_tail = NULL;
+  while (o) {
+    struct ofi_owed *next = o->next;
+    struct ofi_peer *p = &ofi.peers[o->peer];
+    p->owed--;
+    o->next = ofi.owed_spare;
+    ofi.owed_spare = o; /* its bytes stay valid until the next owe */
+    if (!p->failed && !p->fail_pending) {
+      struct ofi_xfer *x;
+      switch (o->kind) {
+      case OWED_SEND: {
+        unsigned char pkt[sizeof o->pkt] __attribute__((aligned(8)));
+        memcpy(pkt, o->pkt, o->len);
+        ofi_send_small(o->peer, pkt, o->len);
+        break;
+      }
+      case OWED_PULL: {
+        struct ofi_pull pull;
+        memcpy(&pull, o->pkt, sizeof pull);
+        ofi_on_pull(&pull);
+        break;
+      }
+      case OWED_LAUNCH:
+        x = ofi_xfer_find(o->xid);
+        if (x && !x->failed)
+          ofi_relaunch(x);
+        break;
+      default:
+        break;
+      }
+    }
+    o = next;
+  }
+}
+
+void ofi_owed_free(void)
+{
+  if (ofi.peers)
+    for (uint t = 0; t < ofi.ntasks; t++)
+      ofi.peers[t].owed = 0;
+  while (ofi.owed_head) {
+    struct ofi_owed *o = ofi.owed_head;
+    ofi.owed_head = o->next;
+    free(o);
+  }
+  ofi.owed_tail = NULL;
+  while (ofi.owed_spare) {
+    struct ofi_owed *o = ofi.owed_spare;
+    ofi.owed_spare = o->next;
+    free(o);
+  }
+}
+
 void ofi_send_retry(void)
 {
   static unsigned pass;
+  if (ofi.owed_head)
+    owed_retry();
   pass++;
   struct ofi_buf **pp = &ofi.retry_head;
   ofi.retry_tail = NULL;
@@ -192,8 +335,11 @@ void ofi_send_retry(void)
 int ofi_send_small(uint peer, const void *pkt, size_t len)
 {
   struct ofi_buf *b = ofi_buf_get();
-  if (b == NULL)
-    return LAPI_ERR_MEMORY_EXHAUSTED;
+  if (b == NULL) {
+    owe(OWED_SEND, peer, pkt, len, 0);
+    return ofi.peers[peer].fail_pending ? LAPI_ERR_MEMORY_EXHAUSTED
+                                        : LAPI_SUCCESS;
+  }
   memcpy(b->mem, pkt, len);
   b->len = len;
   ofi_send(b, peer, 0);

@@ -74,7 +74,7 @@ static void rts_refuse(const struct ofi_rts *r, int status)
  * still counts, or the origin's LAPI_Fence would wait for it forever. */
 static void rts_bad(const struct ofi_rts *r, const char *why)
 {
-  ofi_bad_pkt(why, r->h.src);
+  ofi_drop(OFI_BAD_RTS, why, r->h.src);
   if (r->flags & OFI_RTS_NO_FIN)
     ofi_nofin_end(r->h.src, r->seq);
 }
@@ -668,7 +668,7 @@ void ofi_on_data(const struct ofi_data *d, size_t len)
       d->stream > OFI_STREAM_DESC || n == 0 || d->offset > x->issued ||
       n > x->issued - d->offset || x->done + n > total ||
       x->inflight <= 0) {
-    ofi_bad_pkt("DATA outside what was pulled", d->h.src);
+    ofi_drop(OFI_BAD_DATA, "DATA outside what was pulled", d->h.src);
     return;
   }
   if (desc)

@@ -26,38 +26,57 @@ static const size_t min_len[OFI_M_LAST] = {
   [OFI_M_ACK_REQ] = sizeof(struct ofi_hdr),
 };
 
-void ofi_bad_pkt(const char *why, uint src)
+size_t ofi_pkt_min(int type)
+{
+  return type > 0 && type < OFI_M_LAST ? min_len[type] : 0;
+}
+
+void ofi_drop(enum ofi_bad cls, const char *why, uint src)
 {
   ofi.st.bad_pkts++;
-  LAPI_LOG(LAPI_LOG_ASYNC, "ofi: dropped a malformed packet (claimed "
-           "sender %u): %s", src, why);
+  ofi.st.dropped[cls]++;
+  if (!ofi_mangle_every) /* else thousands: the counts tell */
+    LAPI_LOG(LAPI_LOG_ASYNC, "ofi: dropped a malformed packet (claimed "
+             "sender %u): %s", src, why);
+}
+
+void ofi_bad_pkt(const char *why, uint src)
+{
+  ofi_drop(OFI_BAD_OTHER, why, src);
 }
 
 int ofi_pkt_check(const struct ofi_hdr *hd, size_t got)
 {
   if (got < sizeof *hd) {
-    ofi_bad_pkt("shorter than a header", UINT32_MAX);
+    ofi_drop(OFI_BAD_SHORT, "shorter than a header", UINT32_MAX);
     return -1;
   }
   if (hd->magic != OFI_WIRE_MAGIC) {
-    ofi_bad_pkt("bad magic (another program or wire version?)", hd->src);
+    ofi_drop(OFI_BAD_MAGIC, "bad magic (another program or wire version?)",
+             hd->src);
     return -1;
   }
   if (hd->len != got) {
-    ofi_bad_pkt("length field differs from the bytes received", hd->src);
+    ofi_drop(OFI_BAD_LEN, "length field differs from the bytes received",
+             hd->src);
     return -1;
   }
-  if (hd->type == 0 || hd->type >= OFI_M_LAST || got < min_len[hd->type]) {
-    ofi_bad_pkt("unknown type or truncated fixed part", hd->src);
+  if (hd->type == 0 || hd->type >= OFI_M_LAST) {
+    ofi_drop(OFI_BAD_TYPE, "unknown type", hd->src);
+    return -1;
+  }
+  if (got < min_len[hd->type]) {
+    ofi_drop(OFI_BAD_SHORT, "truncated fixed part", hd->src);
     return -1;
   }
   if (hd->src >= ofi.ntasks || hd->src == ofi.me) {
-    ofi_bad_pkt("sender is not another task of the job", hd->src);
+    ofi_drop(OFI_BAD_SENDER, "sender is not another task of the job",
+             hd->src);
     return -1;
   }
   if ((hd->hndl & 0xff) >= LAPI_AM_MAX_HANDLES || (hd->hndl >> 8) >= ofi.tpc ||
       hd->src_local >= ofi.tpc) {
-    ofi_bad_pkt("handle key or task out of range", hd->src);
+    ofi_drop(OFI_BAD_HNDL, "handle key or task out of range", hd->src);
     return -1;
   }
   return 0;

@@ -1,0 +1,195 @@
+/*
+ * ofi_fault.c - test hooks that put faults on the wire and into memory.
+ *
+ * LAPI_OFI_TEST_MANGLE=N: every Nth packet this process sends is followed
+ * by a deliberately invalid copy of it (the real packet is sent unchanged,
+ * so nothing is lost).  Each copy carries one fault of enum ofi_bad, the
+ * class injected least so far among those the packet's type allows:
+ *   MAGIC   the magic flipped
+ *   LEN     the length field 8 more than the bytes sent
+ *   SHORT   cut below its type's fixed part (or below a header)
+ *   TYPE    a type that does not exist
+ *   SENDER  a sender outside the job
+ *   HNDL    a handle value beyond LAPI_AM_MAX_HANDLES
+ *   ACK     ack_done 2^30 beyond what was stamped
+ *   STALE   FIN, DATA, PULL, RMW_REPLY: the id of a transfer that is gone
+ *           (an older generation of its slot) or never was (a slot far
+ *           beyond any table)
+ *   DATA    DATA at an offset 2^62 beyond the one pulled
+ *   RTS     RTS whose uhdr, inline description or eager data length is 8
+ *           more than the packet holds (sent without NO_FIN, so that a
+ *           copy overtaking the real one cannot take its number)
+ * Every copy is invalid whatever arrived before it: a receiver that
+ * accepted one would be wrong.  Copies are counted by class; the
+ * receiver's drops are counted by the same classes (ofi_drop), so a test
+ * can compare the two (ofi_fault_counts).
+ *
+ * LAPI_OFI_TEST_NOMEM=N: every Nth packet buffer allocation
+ * (ofi_buf_get) fails, as under memory exhaustion; everything that must
+ * still be sent is owed and sent later (ofi_send.c).
+ *
+ * Everything here runs under ofi.lock.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport/ofi/ofi.h"
+
+int ofi_mangle_every;
+int ofi_nomem_every;
+static unsigned long mangle_count, nomem_count;
+static uint64_t injected[OFI_BAD_N];
+static unsigned stale_flip; /* alternates gone / never existed */
+
+static int env_every(const char *name)
+{
+  const char *v = getenv(name);
+  if (v == NULL || *v == '\0')
+    return 0;
+  long n = strtol(v, NULL, 10);
+  return n > 0 && n < 1000000 ? (int)n : 0;
+}
+
+void ofi_fault_settings(void)
+{
+  ofi_mangle_every = env_every("LAPI_OFI_TEST_MANGLE");
+  ofi_nomem_every = env_every("LAPI_OFI_TEST_NOMEM");
+  mangle_count = nomem_count = 0;
+  memset(injected, 0, sizeof injected);
+  if (ofi_mangle_every || ofi_nomem_every)
+    LAPI_LOG(LAPI_LOG_INFO, "ofi: test hooks on: an invalid copy after "
+             "every %d-th packet, every %d-th buffer allocation fails",
+             ofi_mangle_every, ofi_nomem_every);
+}
+
+int ofi_nomem_now(void)
+{
+  return ofi_nomem_every && ++nomem_count % (unsigned)ofi_nomem_every == 0;
+}
+
+/* Can a copy of this packet carry fault cls? */
+static int class_fits(enum ofi_bad cls, int type)
+{
+  switch (cls) {
+  case OFI_BAD_STALE:
+    return type == OFI_M_FIN || type == OFI_M_DATA || type == OFI_M_PULL ||
+           type == OFI_M_RMW_REPLY;
+  case OFI_BAD_DATA: return type == OFI_M_DATA;
+  case OFI_BAD_RTS: return type == OFI_M_RTS;
+  case OFI_BAD_OTHER:
+  case OFI_BAD_N: return 0;
+  default: return 1;
+  }
+}
+
+/* The fitting class injected least so far (the rare types' classes get
+ * their turn whenever such a packet comes). */
+static enum ofi_bad pick_class(int type)
+{
+  enum ofi_bad best = OFI_BAD_OTHER;
+  for (int c = OFI_BAD_OTHER + 1; c < OFI_BAD_N; c++)
+    if (class_fits((enum ofi_bad)c, type) &&
+        (best == OFI_BAD_OTHER || injected[c] < injected[best]))
+      best = (enum ofi_bad)c;
+  return best;
+}
+
+/* An id no live transfer of the receiver has. */
+static uint64_t dead_id(uint64_t id)
+{
+  uint32_t gen = (uint32_t)(id >> 32), slot = (uint32_t)id;
+  if (stale_flip++ % 2)
+    return (uint64_t)gen << 32 | 0xfffffff0u; /* never existed */
+  return (uint64_t)(gen - 1) << 32 | slot;    /* gone: older generation */
+}
+
+static void rts_overflow(struct ofi_rts *r)
+{
+  r->flags = 0; /* its number stays the real packet's */
+  r->seq = 0;
+  if (r->desc_inline && r->desc_len && r->h.id % 3 == 1)
+    r->desc_len += 8;
+  else if (r->mode == OFI_MODE_EAGER && r->h.id % 3 == 2)
+    r->data_len += 8;
+  else
+    r->uhdr_len += 8;
+}
+
+/* Puts fault cls into the copy m of len bytes; returns its length. */
+static size_t mangle(unsigned char *m, size_t len, enum ofi_bad cls)
+{
+  struct ofi_hdr *hd = (struct ofi_hdr *)m;
+  switch (cls) {
+  case OFI_BAD_MAGIC: hd->magic ^= 0x00ff00ffu; break;
+  case OFI_BAD_LEN: hd->len = (uint32_t)len + 8; break;
+  case OFI_BAD_SHORT: {
+    size_t fixed = ofi_pkt_min(hd->type);
+    len = fixed > sizeof *hd ? fixed - 8 : sizeof *hd - 8;
+    hd->len = (uint32_t)len;
+    break;
+  }
+  case OFI_BAD_TYPE: hd->type = (uint8_t)(OFI_M_LAST + 7); break;
+  case OFI_BAD_SENDER: hd->src = ofi.ntasks + 5; break;
+  case OFI_BAD_HNDL:
+    hd->hndl = (uint16_t)((hd->hndl & 0xff00) | 0xff);
+    break;
+  case OFI_BAD_ACK: hd->ack_done += 0x40000000u; break;
+  case OFI_BAD_STALE: hd->id = dead_id(hd->id); break;
+  case OFI_BAD_DATA:
+    ((struct ofi_data *)m)->offset += (uint64_t)1 << 62;
+    break;
+  case OFI_BAD_RTS: rts_overflow((struct ofi_rts *)m); break;
+  default: break;
+  }
+  return len;
+}
+
+void ofi_mangle_after(const struct ofi_buf *b)
+{
+  if (!ofi_mangle_every || ++mangle_count % (unsigned)ofi_mangle_every)
+    return;
+  const struct ofi_hdr *hd = (const struct ofi_hdr *)b->mem;
+  enum ofi_bad cls = pick_class(hd->type);
+  if (cls == OFI_BAD_OTHER)
+    return;
+  /* Not ofi_buf_get: the nomem hook must not cost copies. */
+  struct ofi_buf *m = ofi_buf_take();
+  if (m == NULL)
+    return;
+  memcpy(m->mem, b->mem, b->len);
+  m->peer = b->peer;
+  m->xfer = 0;
+  m->len = mangle(m->mem, b->len, cls);
+  fi_addr_t a = ofi.peers[m->peer].addr;
+  int rc;
+  if (m->len <= ofi.inject_size) {
+    rc = (int)fi_inject(ofi.ep, m->mem, m->len, a);
+    ofi_buf_put(m);
+  } else {
+    rc = (int)fi_send(ofi.ep, m->mem, m->len, m->desc, a, &m->c.fi);
+    if (rc == 0) {
+      ofi.tx_posted++;
+      ofi.peers[m->peer].tx_posted++;
+    } else {
+      ofi_buf_put(m);
+    }
+  }
+  if (rc == 0)
+    injected[cls]++; /* -FI_EAGAIN: this one is simply not sent */
+}
+
+void ofi_fault_counts(uint64_t inj[OFI_BAD_N], uint64_t dropped[OFI_BAD_N])
+{
+  pthread_mutex_lock(&ofi.lock);
+  memcpy(inj, injected, sizeof injected);
+  memcpy(dropped, ofi.st.dropped, sizeof ofi.st.dropped);
+  dropped[OFI_BAD_STALE] = ofi.st.stale_pkts;
+  pthread_mutex_unlock(&ofi.lock);
+}
+
+void ofi_fault_mangle_stop(void)
+{
+  pthread_mutex_lock(&ofi.lock);
+  ofi_mangle_every = 0;
+  pthread_mutex_unlock(&ofi.lock);
+}
