@@ -215,6 +215,7 @@ struct ofi_xfer;
 #define OFI_READ_IOV 8
 struct ofi_read {
   struct ofi_ctx c;
+  struct ofi_read *next;             /* spare list */
   struct ofi_xfer *x;
   uint64_t xid;
   size_t bytes;
@@ -379,6 +380,8 @@ struct ofi_state {
   size_t min_rma_block;      /* smaller pieces go packed */
   size_t chunk;              /* PULL chunk */
   size_t max_read;           /* bytes of one RMA read */
+  size_t fast_read;          /* a remote run this long is read alone
+                                (shm copies it inline); 0: never */
   int nrecv;                 /* posted receives */
   int credits;               /* requests in flight per peer */
   int read_window;           /* reads / pulls in flight per transfer */
@@ -420,6 +423,8 @@ struct ofi_state {
   long xlive;
 
   struct ofi_xfer *ready_head, *ready_tail; /* sinks with work to issue */
+  struct ofi_read *rd_spare; /* finished read records kept for reuse */
+  int nrd_spare;
 
   /* Handles the transport serves, by slot (CPE tasks of a process share
    * handle values); a packet names its handle by key (ofi_hndl). */
