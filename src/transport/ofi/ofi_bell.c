@@ -31,6 +31,7 @@ struct ofi_bellpage {
   int seq;      /* futex word (shared, not private) */
   int sleeping; /* the owner's progress thread sleeps on seq */
   int polled;   /* threads of the owner read its CQ in a tight loop */
+  unsigned posted; /* posts peers made to the owner (every ring) */
 };
 
 static struct ofi_bellpage **pages; /* [ntasks], ours included */
@@ -134,7 +135,11 @@ static void fwake(int *w)
 void ofi_bell_ring(uint peer)
 {
   struct ofi_bellpage *p = pages ? pages[peer] : NULL;
-  if (p == NULL || __atomic_load_n(&p->polled, __ATOMIC_SEQ_CST) ||
+  if (p == NULL)
+    return;
+  /* counted after the post, so a poller that sees the count finds it */
+  __atomic_add_fetch(&p->posted, 1, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&p->polled, __ATOMIC_SEQ_CST) ||
       !__atomic_load_n(&p->sleeping, __ATOMIC_SEQ_CST))
     return;
   __atomic_add_fetch(&p->seq, 1, __ATOMIC_SEQ_CST);
@@ -149,6 +154,12 @@ void ofi_bell_polled(int delta)
 {
   if (ofi_bell_on())
     __atomic_add_fetch(&pages[ofi.me]->polled, delta, __ATOMIC_SEQ_CST);
+}
+
+/* How many posts peers (and our own kicks) announced to us so far. */
+unsigned ofi_bell_posted(void)
+{
+  return __atomic_load_n(&pages[ofi.me]->posted, __ATOMIC_SEQ_CST);
 }
 
 /* Our own bell (senders of this process waking the progress thread). */

@@ -448,6 +448,7 @@ static void close_all(void)
   ofi.tx_posted = 0;
   ofi.reads_posted = 0;
   ofi.exposed = 0;
+  ofi.exposed_multi = 0;
   ofi_bell_close();
   __atomic_store_n(&ofi.up, 0, __ATOMIC_RELEASE);
 }
