@@ -461,6 +461,7 @@ void ofi_bell_ring(uint peer);
 void ofi_bell_polled(int delta);
 void ofi_bell_kick(void);
 unsigned ofi_bell_posted(void); /* with the bell on */
+int ofi_bell_gate(void); /* CQ reads may be gated (CMA to every peer) */
 void ofi_bell_sleep(int ms, int (*poll)(void));
 
 /* ofi_progress.c */

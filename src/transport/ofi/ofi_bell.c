@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,9 +33,12 @@ struct ofi_bellpage {
   int sleeping; /* the owner's progress thread sleeps on seq */
   int polled;   /* threads of the owner read its CQ in a tight loop */
   unsigned posted; /* posts peers made to the owner (every ring) */
+  int pid;      /* the owner's, and where it mapped this page: the */
+  uint64_t self; /* probe of cross-memory attach (ofi_bell_gate) */
 };
 
 static struct ofi_bellpage **pages; /* [ntasks], ours included */
+static int gate_ok; /* every peer's memory can be read by CMA */
 static char my_name[128];
 
 static void name_of(char *out, size_t n, const struct lapi_boot *b, int rank)
@@ -79,6 +83,8 @@ int ofi_bell_create(const struct lapi_boot *b)
     pages = NULL;
     return -1;
   }
+  pages[ofi.me]->pid = (int)getpid();
+  pages[ofi.me]->self = (uint64_t)(uintptr_t)pages[ofi.me];
   return 0;
 }
 
@@ -96,6 +102,29 @@ void ofi_bell_attach(const struct lapi_boot *b)
     name_of(name, sizeof name, b, (int)t);
     pages[t] = map(name, 0);
   }
+  /* Gated CQ reads (ofi_progress.c) rely on shm's reads and sends being
+   * copied by cross-memory attach, needing no progress of ours beyond
+   * the posts it counts; without CMA shm goes through bounce buffers
+   * that each side must progress step by step, unannounced.  shm probes
+   * CMA the same way (one small transfer to each peer). */
+  gate_ok = getenv("FI_SHM_DISABLE_CMA") == NULL &&
+            getenv("LAPI_OFI_NO_GATE") == NULL;
+  for (uint t = 0; t < ofi.ntasks && gate_ok; t++) {
+    if (t == ofi.me)
+      continue;
+    uint64_t v = 0;
+    struct iovec l = {&v, sizeof v};
+    struct iovec r = {pages[t] ? (void *)(uintptr_t)pages[t]->self : NULL,
+                      sizeof v};
+    if (pages[t] == NULL ||
+        process_vm_readv(pages[t]->pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof v)
+      gate_ok = 0;
+  }
+}
+
+int ofi_bell_gate(void)
+{
+  return gate_ok && ofi_bell_on();
 }
 
 /* Every peer mapped our page: its name may go. */
@@ -109,6 +138,7 @@ void ofi_bell_unlink(void)
 
 void ofi_bell_close(void)
 {
+  gate_ok = 0;
   if (pages == NULL)
     return;
   ofi_bell_unlink();

@@ -233,7 +233,7 @@ static int drain_cq(void)
 {
   struct fi_cq_msg_entry ev[CQ_BATCH];
   int total = 0;
-  int bell = ofi_bell_on();
+  int bell = ofi_bell_gate();
   unsigned posted = bell ? ofi_bell_posted() : 0; /* before the read */
   for (int round = 0; round < 8; round++) {
     ssize_t n = fi_cq_read(ofi.cq, ev, CQ_BATCH);
