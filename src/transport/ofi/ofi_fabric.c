@@ -161,7 +161,8 @@ static void settings(void)
 {
   ofi.buf_size = env_size("LAPI_OFI_BUF_SIZE", 65536, 4096, 1u << 24);
   ofi.eager_limit = env_size("LAPI_EAGER_LIMIT", 16384, 0, 1u << 24);
-  ofi.min_rma_block = env_size("LAPI_RDV_MIN_BLOCK", 2048, 1, SIZE_MAX);
+  /* 0: not set (the provider decides the default) */
+  ofi.min_rma_block = env_size("LAPI_RDV_MIN_BLOCK", 0, 1, SIZE_MAX);
   ofi.nrecv = (int)env_size("LAPI_OFI_RECV_BUFS", 64, 4, 4096);
   ofi.credits = (int)env_size("LAPI_OFI_CREDITS", 64, 1, 65536);
   ofi.read_window = (int)env_size("LAPI_OFI_WINDOW", 8, 1, 256);
@@ -217,6 +218,13 @@ static int provider_up(struct lapi_boot *b)
    * ~30% more than four per read). */
   if (ofi.fast_read == SIZE_MAX)
     ofi.fast_read = strcmp(ofi.prov, "shm") == 0 ? 8192 : 0;
+  /* shm: pieces under 8 KiB go packed.  Read several to a read, they
+   * take shm's slow path above; one to a read, a system call each; the
+   * packed path (pack, one CMA copy per 64 KiB packet, unpack) moved
+   * 1 MiB in 4 KiB blocks at 1.6-2.4x the rate (medians of alternating
+   * runs; 16 KiB pieces read by RMA stay ahead of packing them). */
+  if (ofi.min_rma_block == 0)
+    ofi.min_rma_block = strcmp(ofi.prov, "shm") == 0 ? 8192 : 2048;
   ofi.chunk = ofi.buf_size - sizeof(struct ofi_data);
   size_t room = ofi.buf_size - sizeof(struct ofi_rts) - LAPI_AM_MAX_UHDR -
                 OFI_DESC_HEAD - 16;
