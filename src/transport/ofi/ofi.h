@@ -233,6 +233,7 @@ struct ofi_xfer;
 #define OFI_READ_IOV 8
 struct ofi_read {
   struct ofi_ctx c;
+  struct ofi_read *next;             /* spare list */
   struct ofi_xfer *x;
   uint64_t xid;
   size_t bytes;
@@ -256,7 +257,8 @@ struct ofi_xfer {
   struct lapi_item it;       /* first: MPE work of this transfer */
   int item_queued;           /* an item owns it: queued or running */
   int in_ready;              /* on ofi.ready_head (sink work to issue) */
-  int exposed;               /* counted in ofi.exposed */
+  int exposed;               /* counted in ofi.exposed (2: and in
+                                ofi.exposed_multi) */
   long reads_out;            /* its RMA reads in ofi.reads_posted */
   uint64_t id;               /* (generation << 32) | slot */
   enum ofi_role role;
@@ -401,6 +403,8 @@ struct ofi_state {
   size_t min_rma_block;      /* smaller pieces go packed */
   size_t chunk;              /* PULL chunk */
   size_t max_read;           /* bytes of one RMA read */
+  size_t fast_read;          /* a remote run this long is read alone
+                                (shm copies it inline); 0: never */
   int nrecv;                 /* posted receives */
   int credits;               /* requests in flight per peer */
   int read_window;           /* reads / pulls in flight per transfer */
@@ -431,6 +435,7 @@ struct ofi_state {
   long tx_posted;            /* sends waiting for their completion */
   long reads_posted;         /* RMA reads waiting for their completion */
   long exposed;              /* source transfers peers read by RMA */
+  long exposed_multi;        /* of those, with more than one piece */
   int fail_pending;          /* some peer has fail_pending set */
   long nf_unacked;           /* no-FIN messages sent, not acknowledged */
   int nf_unasked;            /* atomic: some left since ofi_tp_flush asked */
@@ -444,6 +449,8 @@ struct ofi_state {
   long xlive;
 
   struct ofi_xfer *ready_head, *ready_tail; /* sinks with work to issue */
+  struct ofi_read *rd_spare; /* finished read records kept for reuse */
+  int nrd_spare;
 
   /* Handles the transport serves, by slot (CPE tasks of a process share
    * handle values); a packet names its handle by key (ofi_hndl). */
@@ -477,6 +484,8 @@ int ofi_bell_on(void);
 void ofi_bell_ring(uint peer);
 void ofi_bell_polled(int delta);
 void ofi_bell_kick(void);
+unsigned ofi_bell_posted(void); /* with the bell on */
+int ofi_bell_gate(void); /* CQ reads may be gated (CMA to every peer) */
 void ofi_bell_sleep(int ms, int (*poll)(void));
 
 /* ofi_progress.c */

@@ -689,13 +689,40 @@ void ofi_on_data(const struct ofi_data *d, size_t len)
 
 /* ------------------------------------------------------------ RMA reads */
 
+/* Read records: finished ones are kept (a 1 MiB strided transfer posts
+ * 64-256 reads; calloc and free of each showed in the profile). */
+#define OFI_SPARE_READS 64
+
+static struct ofi_read *read_get(void)
+{
+  struct ofi_read *rd = ofi.rd_spare;
+  if (rd == NULL)
+    return calloc(1, sizeof *rd);
+  ofi.rd_spare = rd->next;
+  ofi.nrd_spare--;
+  memset(rd, 0, sizeof *rd);
+  return rd;
+}
+
+static void read_put(struct ofi_read *rd)
+{
+  for (int k = 0; k < rd->niov; k++)
+    ofi_mr_close(rd->lmr[k]);
+  rd->niov = 0;
+  if (ofi.nrd_spare >= OFI_SPARE_READS) {
+    free(rd);
+    return;
+  }
+  rd->next = ofi.rd_spare;
+  ofi.rd_spare = rd;
+  ofi.nrd_spare++;
+}
+
 void ofi_on_read_done(struct ofi_read *rd, int err)
 {
   struct ofi_xfer *x = ofi_xfer_find(rd->xid);
   size_t bytes = rd->bytes;
-  for (int k = 0; k < rd->niov; k++)
-    ofi_mr_close(rd->lmr[k]);
-  free(rd);
+  read_put(rd);
   if (x) {
     /* A transfer freed first took its reads out of the count. */
     x->reads_out--;
@@ -755,25 +782,31 @@ static void radvance(struct ofi_xfer *x, uint64_t n, uint64_t left)
   x->rseg_off = 0;
 }
 
-/* Post one read; 0 posted, -FI_EAGAIN, other < 0 failed, 1 nothing to do. */
+/*
+ * Post one read; 0 posted, -FI_EAGAIN, other < 0 failed, 1 nothing to do.
+ * The local and the remote side are merged separately: a run contiguous
+ * on one side extends that side's last piece, so a contiguous source
+ * read into a strided destination is one remote piece and several local
+ * ones.  Shapes (ofi.fast_read): once the remote piece of a read is that
+ * long, or the next one would be, the read stops before a second remote
+ * piece, so a long run goes alone (shm: copied inline by this call) and
+ * short fragments still share a read.
+ */
 static int issue_read(struct ofi_xfer *x)
 {
-  struct ofi_read *rd = calloc(1, sizeof *rd);
+  struct ofi_read *rd = read_get();
   if (rd == NULL)
     return -FI_ENOMEM;
   struct iovec iov[OFI_READ_IOV];
   void *desc[OFI_READ_IOV];
   struct fi_rma_iov riov[OFI_READ_IOV];
-  size_t lim = ofi.iov_limit < ofi.rma_iov_limit ? ofi.iov_limit
-                                                 : ofi.rma_iov_limit;
   /* Save the cursor: an -FI_EAGAIN rolls it back. */
   struct lapi_vec_walk dw = x->dw;
   void *lcur = x->lcur;
   size_t lcur_left = x->lcur_left;
   uint64_t ri = x->rseg_i, roff = x->rseg_off;
   size_t bytes = 0;
-  int n = 0;
-  uint64_t prev_key = 0;
+  size_t nl = 0, nr = 0;
   while (x->issued + bytes < x->want && bytes < ofi.max_read) {
     if (x->lcur_left == 0) {
       void *a;
@@ -796,60 +829,69 @@ static int issue_read(struct ofi_xfer *x)
       run = x->want - x->issued - bytes;
     uint64_t roff_addr = (ofi.mr_mode & FI_MR_VIRT_ADDR) ? raddr
                                                          : raddr - base;
-    if (n > 0 && key == prev_key &&
-        (char *)iov[n - 1].iov_base + iov[n - 1].iov_len == x->lcur &&
-        riov[n - 1].addr + riov[n - 1].len == roff_addr) {
-      iov[n - 1].iov_len += run;
-      riov[n - 1].len += run;
+    int lcat = nl > 0 &&
+               (char *)iov[nl - 1].iov_base + iov[nl - 1].iov_len == x->lcur;
+    int rcat = nr > 0 && riov[nr - 1].key == key &&
+               riov[nr - 1].addr + riov[nr - 1].len == roff_addr;
+    if ((!lcat && nl == ofi.iov_limit) ||
+        (!rcat && nr == ofi.rma_iov_limit))
+      break;
+    if (!rcat && nr == 1 && ofi.fast_read &&
+        (riov[0].len >= ofi.fast_read || rleft >= ofi.fast_read))
+      break; /* a long remote run: a read of its own */
+    if (lcat) {
+      iov[nl - 1].iov_len += run;
     } else {
-      if ((size_t)n == lim)
-        break;
-      iov[n].iov_base = x->lcur;
-      iov[n].iov_len = run;
-      riov[n].addr = roff_addr;
-      riov[n].len = run;
-      riov[n].key = key;
-      desc[n] = NULL;
-      n++;
+      iov[nl].iov_base = x->lcur;
+      iov[nl].iov_len = run;
+      desc[nl] = NULL;
+      nl++;
     }
-    prev_key = key;
+    if (rcat) {
+      riov[nr - 1].len += run;
+    } else {
+      riov[nr].addr = roff_addr;
+      riov[nr].len = run;
+      riov[nr].key = key;
+      nr++;
+    }
     bytes += run;
     x->lcur = (char *)x->lcur + run;
     x->lcur_left -= run;
     radvance(x, run, rleft);
   }
-  if (n == 0) {
-    free(rd);
+  if (nl == 0) {
+    read_put(rd);
     return 1;
   }
+  int rc = 0;
   if (ofi.mr_mode & FI_MR_LOCAL)
-    for (int k = 0; k < n; k++) {
+    for (size_t k = 0; k < nl && rc == 0; k++) {
       if (ofi_mr_reg(iov[k].iov_base, iov[k].iov_len, FI_READ,
-                     &rd->lmr[k])) {
-        for (int j = 0; j < k; j++)
-          ofi_mr_close(rd->lmr[j]);
-        free(rd);
-        return -FI_ENOMEM;
+                     &rd->lmr[k]) != 0) {
+        rc = -FI_ENOMEM;
+      } else {
+        rd->niov = (int)k + 1;
+        desc[k] = fi_mr_desc(rd->lmr[k]);
       }
-      desc[k] = fi_mr_desc(rd->lmr[k]);
     }
-  rd->c.kind = OFI_C_READ;
-  rd->x = x;
-  rd->xid = x->id;
-  rd->bytes = bytes;
-  rd->niov = (ofi.mr_mode & FI_MR_LOCAL) ? n : 0;
-  struct fi_msg_rma msg = {
-    .msg_iov = iov, .desc = desc, .iov_count = (size_t)n,
-    .addr = ofi.peers[x->peer].addr, .rma_iov = riov,
-    .rma_iov_count = (size_t)n, .context = &rd->c.fi, .data = 0,
-  };
-  int rc = (int)fi_readmsg(ofi.ep, &msg, 0);
-  /* shm may serve a read through the peer (no CMA): wake it either way */
-  ofi_bell_ring(x->peer);
+  if (rc == 0) {
+    rd->c.kind = OFI_C_READ;
+    rd->x = x;
+    rd->xid = x->id;
+    rd->bytes = bytes;
+    struct fi_msg_rma msg = {
+      .msg_iov = iov, .desc = desc, .iov_count = nl,
+      .addr = ofi.peers[x->peer].addr, .rma_iov = riov,
+      .rma_iov_count = nr, .context = &rd->c.fi, .data = 0,
+    };
+    rc = (int)fi_readmsg(ofi.ep, &msg, 0);
+    /* shm serves a read of several remote pieces through the peer: wake
+     * it either way */
+    ofi_bell_ring(x->peer);
+  }
   if (rc != 0) {
-    for (int k = 0; k < rd->niov; k++)
-      ofi_mr_close(rd->lmr[k]);
-    free(rd);
+    read_put(rd);
     x->dw = dw;
     x->lcur = lcur;
     x->lcur_left = lcur_left;
