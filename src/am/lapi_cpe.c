@@ -508,8 +508,19 @@ static void leave_mpe_core(int tid, unsigned mine, int64_t now)
   own[tid].moved_ns = now;
   CPU_ZERO(&one);
   CPU_SET((int)to - 1, &one);
-  if (sched_setaffinity(0, sizeof one, &one) == 0)
-    sched_setaffinity(0, sizeof allowed, &allowed);
+  if (sched_setaffinity(0, sizeof one, &one) != 0)
+    return;
+  if (sched_setaffinity(0, sizeof allowed, &allowed) != 0) {
+    /* The cores allowed changed meanwhile (a cpuset): never stay pinned
+     * to one core; ask for every core, which the kernel cuts down to
+     * what is allowed now. */
+    CPU_ZERO(&allowed);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+      CPU_SET(c, &allowed);
+    if (sched_setaffinity(0, sizeof allowed, &allowed) != 0)
+      LAPI_LOG(LAPI_LOG_ASYNC, "CPE task %d stays on core %u: its allowed "
+               "cores could not be restored", tid, to - 1);
+  }
 }
 
 static void task_relax(void)
