@@ -95,18 +95,7 @@ struct crts_op *crts_tp_op_new(size_t extra)
 
 void crts_tp_op_free(struct crts_op *op)
 {
-  struct crts_op_cache *c = op->home;
-  if (c == NULL) {
-    free(op);
-    return;
-  }
-  struct crts_op *old = atomic_load_explicit(&c->returned,
-                                             memory_order_relaxed);
-  do
-    op->qnext = old;
-  while (!atomic_compare_exchange_weak_explicit(&c->returned, &old, op,
-                                                memory_order_release,
-                                                memory_order_relaxed));
+  crts_tp_op_free_run(op, op);
 }
 
 void crts_tp_op_free_run(struct crts_op *first, struct crts_op *last)

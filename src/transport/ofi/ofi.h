@@ -509,6 +509,9 @@ void ofi_report(struct lapi_hndl *h, int code, lapi_err_t type, uint peer,
 struct ofi_buf *ofi_buf_get(void);
 struct ofi_buf *ofi_buf_take(void); /* the same, the nomem hook aside */
 void ofi_buf_put(struct ofi_buf *b);
+/* Zeroes hd and fills in the fields every packet has (the sender: us). */
+void ofi_hdr_init(struct ofi_hdr *hd, int type, uint16_t hndl, uint64_t id,
+                  size_t len);
 void *ofi_pkt_init(struct ofi_buf *b, int type, uint16_t hndl, uint64_t id,
                    size_t len);
 void ofi_send(struct ofi_buf *b, uint peer, uint64_t xfer);

@@ -89,12 +89,7 @@ static void send_ack_req(uint peer)
 {
   struct ofi_peer *p = &ofi.peers[peer];
   struct ofi_hdr r;
-  memset(&r, 0, sizeof r);
-  r.magic = OFI_WIRE_MAGIC;
-  r.type = OFI_M_ACK_REQ;
-  r.src = ofi.me;
-  r.len = sizeof r;
-  r.id = p->nf_next;
+  ofi_hdr_init(&r, OFI_M_ACK_REQ, 0, p->nf_next, sizeof r);
   p->nf_asked = p->nf_next;
   p->nf_asking = 1;
   ofi_send_small(peer, &r, sizeof r);
@@ -194,11 +189,7 @@ void ofi_ack_watch(void)
 static void send_ack(uint peer)
 {
   struct ofi_hdr a;
-  memset(&a, 0, sizeof a);
-  a.magic = OFI_WIRE_MAGIC;
-  a.type = OFI_M_ACK;
-  a.src = ofi.me;
-  a.len = sizeof a;
+  ofi_hdr_init(&a, OFI_M_ACK, 0, 0, sizeof a);
   ofi.st.acks++;
   ofi_send_small(peer, &a, sizeof a); /* ofi_ack_stamp fills the counts */
 }

@@ -772,13 +772,8 @@ static void rmw_build(struct ofi_xfer *x, struct lapi_hndl *h,
                       const struct lapi_tp_rmw *op)
 {
   struct ofi_rmw *m = (struct ofi_rmw *)x->desc;
-  m->h.magic = OFI_WIRE_MAGIC;
-  m->h.type = OFI_M_RMW;
-  m->h.hndl = ofi_key(x);
+  ofi_hdr_init(&m->h, OFI_M_RMW, ofi_key(x), x->id, sizeof *m);
   m->h.src_local = ofi_local(h);
-  m->h.src = ofi.me;
-  m->h.len = sizeof *m;
-  m->h.id = x->id;
   m->op = (uint32_t)op->op;
   m->size = (uint32_t)op->size;
   m->tgt_var = op->tgt_var;
@@ -847,12 +842,7 @@ void ofi_send_fin(uint peer, uint16_t hndl, uint64_t id, int status)
 {
   struct ofi_fin f;
   memset(&f, 0, sizeof f);
-  f.h.magic = OFI_WIRE_MAGIC;
-  f.h.type = OFI_M_FIN;
-  f.h.hndl = hndl;
-  f.h.src = ofi.me;
-  f.h.len = sizeof f;
-  f.h.id = id;
+  ofi_hdr_init(&f.h, OFI_M_FIN, hndl, id, sizeof f);
   f.status = status;
   ofi_send_small(peer, &f, sizeof f);
 }

@@ -74,13 +74,7 @@ void ofi_kick(void)
 static void pong(const struct ofi_hdr *hd)
 {
   struct ofi_hdr r;
-  memset(&r, 0, sizeof r);
-  r.magic = OFI_WIRE_MAGIC;
-  r.type = OFI_M_PONG;
-  r.hndl = hd->hndl;
-  r.src = ofi.me;
-  r.len = sizeof r;
-  r.id = hd->id;
+  ofi_hdr_init(&r, OFI_M_PONG, hd->hndl, hd->id, sizeof r);
   ofi_send_small(hd->src, &r, sizeof r);
 }
 
@@ -364,11 +358,7 @@ static void watchdog(void)
       ofi_peer_fail(t, LAPI_ERR_TIMEOUT, why);
     } else if (quiet > ping && now - p->ping_ms > ping) {
       struct ofi_hdr hd;
-      memset(&hd, 0, sizeof hd);
-      hd.magic = OFI_WIRE_MAGIC;
-      hd.type = OFI_M_PING;
-      hd.src = ofi.me;
-      hd.len = sizeof hd;
+      ofi_hdr_init(&hd, OFI_M_PING, 0, 0, sizeof hd);
       ofi_send_small(t, &hd, sizeof hd);
       p->ping_ms = now;
     }

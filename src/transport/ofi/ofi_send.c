@@ -66,17 +66,23 @@ void ofi_buf_put(struct ofi_buf *b)
   ofi.free_bufs = b;
 }
 
-void *ofi_pkt_init(struct ofi_buf *b, int type, uint16_t hndl, uint64_t id,
-                   size_t len)
+void ofi_hdr_init(struct ofi_hdr *hd, int type, uint16_t hndl, uint64_t id,
+                  size_t len)
 {
-  struct ofi_hdr *hd = (struct ofi_hdr *)b->mem;
-  memset(b->mem, 0, len < 64 ? len : 64);
+  memset(hd, 0, sizeof *hd);
   hd->magic = OFI_WIRE_MAGIC;
   hd->type = (uint8_t)type;
   hd->hndl = hndl;
   hd->src = ofi.me;
   hd->len = (uint32_t)len;
   hd->id = id;
+}
+
+void *ofi_pkt_init(struct ofi_buf *b, int type, uint16_t hndl, uint64_t id,
+                   size_t len)
+{
+  memset(b->mem, 0, len < 64 ? len : 64);
+  ofi_hdr_init((struct ofi_hdr *)b->mem, type, hndl, id, len);
   b->len = len;
   return b->mem;
 }

@@ -619,12 +619,7 @@ void ofi_on_rmw(const struct ofi_rmw *m)
   struct lapi_hndl *h;
   struct ofi_rmw_reply r;
   memset(&r, 0, sizeof r);
-  r.h.magic = OFI_WIRE_MAGIC;
-  r.h.type = OFI_M_RMW_REPLY;
-  r.h.hndl = m->h.hndl;
-  r.h.src = ofi.me;
-  r.h.len = sizeof r;
-  r.h.id = m->h.id;
+  ofi_hdr_init(&r.h, OFI_M_RMW_REPLY, m->h.hndl, m->h.id, sizeof r);
   if (m->h.len != sizeof *m || (m->size != 4 && m->size != 8) ||
       m->op > COMPARE_AND_SWAP || m->tgt_var == 0 ||
       m->tgt_var % m->size != 0) {
@@ -917,12 +912,7 @@ static int issue_pull(struct ofi_xfer *x, int stream, size_t total)
     n = ofi.chunk;
   struct ofi_pull p;
   memset(&p, 0, sizeof p);
-  p.h.magic = OFI_WIRE_MAGIC;
-  p.h.type = OFI_M_PULL;
-  p.h.hndl = ofi_key(x);
-  p.h.src = ofi.me;
-  p.h.len = sizeof p;
-  p.h.id = x->src_xfer;
+  ofi_hdr_init(&p.h, OFI_M_PULL, ofi_key(x), x->src_xfer, sizeof p);
   p.sink = x->id;
   p.offset = x->issued;
   p.len = n;
