@@ -205,8 +205,7 @@ int lapi_am_notify_reserve(struct lapi_am_notify *n)
 void lapi_am_notify_fire(struct lapi_hndl *h, struct lapi_am_notify *n)
 {
   if (n->item == NULL) {
-    lapi_am_origin_sent(h, n->tgt, n->org_cntr, NULL, NULL, LAPI_SUCCESS);
-    lapi_am_origin_done(h, n->tgt, n->cmpl_cntr);
+    lapi_am_notify_fire_n(h, n, 1);
     return;
   }
   struct notify_item *ni = (struct notify_item *)n->item;

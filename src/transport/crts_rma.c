@@ -338,7 +338,7 @@ static void complete(struct crts_op *c, int count, size_t bytes)
                       (unsigned long)count, bytes);
   if (c->tgt_cntr)
     lapi_cntr_add(c->tgt_cntr, (int)c->org->task_id, count);
-  if (count == 1)
+  if (c->note.item) /* a handler: never part of a longer run */
     lapi_am_notify_fire(c->org, &c->note);
   else
     lapi_am_notify_fire_n(c->org, &c->note, count);
