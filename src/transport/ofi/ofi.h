@@ -257,8 +257,7 @@ struct ofi_xfer {
   struct lapi_item it;       /* first: MPE work of this transfer */
   int item_queued;           /* an item owns it: queued or running */
   int in_ready;              /* on ofi.ready_head (sink work to issue) */
-  int exposed;               /* counted in ofi.exposed (2: and in
-                                ofi.exposed_multi) */
+  int exposed;               /* counted in ofi.exposed */
   long reads_out;            /* its RMA reads in ofi.reads_posted */
   uint64_t id;               /* (generation << 32) | slot */
   enum ofi_role role;
@@ -435,7 +434,6 @@ struct ofi_state {
   long tx_posted;            /* sends waiting for their completion */
   long reads_posted;         /* RMA reads waiting for their completion */
   long exposed;              /* source transfers peers read by RMA */
-  long exposed_multi;        /* of those, with more than one piece */
   int fail_pending;          /* some peer has fail_pending set */
   long nf_unacked;           /* no-FIN messages sent, not acknowledged */
   int nf_unasked;            /* atomic: some left since ofi_tp_flush asked */
@@ -484,8 +482,6 @@ int ofi_bell_on(void);
 void ofi_bell_ring(uint peer);
 void ofi_bell_polled(int delta);
 void ofi_bell_kick(void);
-unsigned ofi_bell_posted(void); /* with the bell on */
-int ofi_bell_gate(void); /* CQ reads may be gated (CMA to every peer) */
 void ofi_bell_sleep(int ms, int (*poll)(void));
 
 /* ofi_progress.c */

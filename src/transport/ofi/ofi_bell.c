@@ -21,7 +21,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,16 +31,9 @@ struct ofi_bellpage {
   int seq;      /* futex word (shared, not private) */
   int sleeping; /* the owner's progress thread sleeps on seq */
   int polled;   /* threads of the owner read its CQ in a tight loop */
-  int gated;    /* the owner may skip CQ reads: count posts to it */
-  /* Posts peers made to the owner (every ring).  A line of its own:
-   * every send writes it, while the flags above are only read. */
-  _Alignas(64) unsigned posted;
-  int pid;      /* the owner's, and where it mapped this page: the */
-  uint64_t self; /* probe of cross-memory attach (ofi_bell_gate) */
 };
 
 static struct ofi_bellpage **pages; /* [ntasks], ours included */
-static int gate_ok; /* every peer's memory can be read by CMA */
 static char my_name[128];
 
 static void name_of(char *out, size_t n, const struct lapi_boot *b, int rank)
@@ -86,14 +78,6 @@ int ofi_bell_create(const struct lapi_boot *b)
     pages = NULL;
     return -1;
   }
-  /* Opt-in: it spared CPU but bought no measurable bandwidth, and the
-   * count costs each send a write to a line the peer polls (+0.07 us
-   * on a 1.1 us half round trip).  Set before the exchange, so every
-   * peer reads it before its first post to us. */
-  pages[ofi.me]->gated = getenv("LAPI_OFI_GATE") != NULL &&
-                         getenv("FI_SHM_DISABLE_CMA") == NULL;
-  pages[ofi.me]->pid = (int)getpid();
-  pages[ofi.me]->self = (uint64_t)(uintptr_t)pages[ofi.me];
   return 0;
 }
 
@@ -111,28 +95,6 @@ void ofi_bell_attach(const struct lapi_boot *b)
     name_of(name, sizeof name, b, (int)t);
     pages[t] = map(name, 0);
   }
-  /* Gated CQ reads (ofi_progress.c) rely on shm's reads and sends being
-   * copied by cross-memory attach, needing no progress of ours beyond
-   * the posts it counts; without CMA shm goes through bounce buffers
-   * that each side must progress step by step, unannounced.  shm probes
-   * CMA the same way (one small transfer to each peer). */
-  gate_ok = pages[ofi.me]->gated;
-  for (uint t = 0; t < ofi.ntasks && gate_ok; t++) {
-    if (t == ofi.me)
-      continue;
-    uint64_t v = 0;
-    struct iovec l = {&v, sizeof v};
-    struct iovec r = {pages[t] ? (void *)(uintptr_t)pages[t]->self : NULL,
-                      sizeof v};
-    if (pages[t] == NULL ||
-        process_vm_readv(pages[t]->pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof v)
-      gate_ok = 0;
-  }
-}
-
-int ofi_bell_gate(void)
-{
-  return gate_ok && ofi_bell_on();
 }
 
 /* Every peer mapped our page: its name may go. */
@@ -146,7 +108,6 @@ void ofi_bell_unlink(void)
 
 void ofi_bell_close(void)
 {
-  gate_ok = 0;
   if (pages == NULL)
     return;
   ofi_bell_unlink();
@@ -173,12 +134,7 @@ static void fwake(int *w)
 void ofi_bell_ring(uint peer)
 {
   struct ofi_bellpage *p = pages ? pages[peer] : NULL;
-  if (p == NULL)
-    return;
-  /* counted after the post, so a poller that sees the count finds it */
-  if (__atomic_load_n(&p->gated, __ATOMIC_RELAXED))
-    __atomic_add_fetch(&p->posted, 1, __ATOMIC_SEQ_CST);
-  if (__atomic_load_n(&p->polled, __ATOMIC_SEQ_CST) ||
+  if (p == NULL || __atomic_load_n(&p->polled, __ATOMIC_SEQ_CST) ||
       !__atomic_load_n(&p->sleeping, __ATOMIC_SEQ_CST))
     return;
   __atomic_add_fetch(&p->seq, 1, __ATOMIC_SEQ_CST);
@@ -193,12 +149,6 @@ void ofi_bell_polled(int delta)
 {
   if (ofi_bell_on())
     __atomic_add_fetch(&pages[ofi.me]->polled, delta, __ATOMIC_SEQ_CST);
-}
-
-/* How many posts peers (and our own kicks) announced to us so far. */
-unsigned ofi_bell_posted(void)
-{
-  return __atomic_load_n(&pages[ofi.me]->posted, __ATOMIC_SEQ_CST);
 }
 
 /* Our own bell (senders of this process waking the progress thread). */

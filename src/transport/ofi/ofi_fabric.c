@@ -458,7 +458,6 @@ static void close_all(void)
   ofi.tx_posted = 0;
   ofi.reads_posted = 0;
   ofi.exposed = 0;
-  ofi.exposed_multi = 0;
   ofi_bell_close();
   __atomic_store_n(&ofi.up, 0, __ATOMIC_RELEASE);
 }
@@ -494,12 +493,10 @@ static int open_endpoint(struct lapi_boot *b)
     return rc;
   }
   LAPI_LOG(LAPI_LOG_INFO, "ofi: task %u of %u on provider %s (%s), RMA %s, "
-           "wait %s%s, eager %zu B, iov %zu, inject %zu", ofi.me,
-           ofi.ntasks, ofi.prov, ofi.info->domain_attr->name,
-           ofi.has_rma ? "yes" : "no", ofi.wait_fd >= 0 ? "fd" : "poll",
-           ofi_bell_gate() ? " (bell, gated CQ reads)"
-                           : ofi_bell_on() ? " (bell)" : "",
-           ofi.eager_limit, ofi.iov_limit, ofi.inject_size);
+           "wait %s, eager %zu B, iov %zu, inject %zu", ofi.me, ofi.ntasks,
+           ofi.prov, ofi.info->domain_attr->name, ofi.has_rma ? "yes" : "no",
+           ofi.wait_fd >= 0 ? "fd" : "poll", ofi.eager_limit, ofi.iov_limit,
+           ofi.inject_size);
   return LAPI_SUCCESS;
 }
 

@@ -123,8 +123,6 @@ void ofi_xfer_free(struct ofi_xfer *x)
   }
   if (x->exposed)
     ofi.exposed--;
-  if (x->exposed == 2)
-    ofi.exposed_multi--;
   ofi.reads_posted -= x->reads_out; /* their completions may never come */
   for (uint k = 0; k < x->nmr; k++)
     ofi_mr_close(x->mrs[k]);
@@ -525,11 +523,6 @@ static void choose_mode(struct ofi_xfer *x)
     x->mode = OFI_MODE_RMA;
     x->exposed = 1;
     ofi.exposed++;
-    if (x->nseg > 1 || x->strided_rma) {
-      /* reads of several remote pieces need our progress (shm) */
-      x->exposed = 2;
-      ofi.exposed_multi++;
-    }
     return;
   }
   rma_unprepare(x);

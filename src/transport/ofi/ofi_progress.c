@@ -186,49 +186,10 @@ static void completion_error(void)
 }
 
 /* Read what the CQ has; returns the completions handled. */
-/*
- * shm: a CQ read takes the provider's spin lock over our shared region,
- * the lock a peer takes to post to us or to read our memory inline, so
- * tight polling fights the peers for it (a quarter of the CPU samples of
- * a bandwidth run were in pthread_spin_lock).  With the bell every post
- * to us is counted on our page (ofi_bell_ring); while nothing of ours
- * completes unannounced (no send or read awaiting its completion, no
- * send to retry, no memory exposed in several pieces, whose reads our
- * progress serves), a poll reads the CQ only when the count moved since
- * a read found it empty, or CQ_LOOK_NS after that read.
- */
-#define CQ_LOOK_NS 200000
-
-static unsigned cq_seen;   /* the count when a read found the CQ empty */
-static int64_t cq_empty_ns; /* then */
-static int cq_quiet;       /* cq_seen and cq_empty_ns hold */
-static unsigned cq_skips;  /* reads skipped since the clock was read */
-
-static int64_t mono_ns(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* 1 if a CQ read now would find nothing (under ofi.lock). */
-static int cq_idle(void)
-{
-  if (!cq_quiet || ofi.tx_posted || ofi.reads_posted || ofi.exposed_multi ||
-      ofi.retry_head || ofi_bell_posted() != cq_seen)
-    return 0;
-  /* the clock every 32 skips: it showed in the profile of tight loops */
-  if (++cq_skips % 32 != 0)
-    return 1;
-  return mono_ns() - cq_empty_ns < CQ_LOOK_NS;
-}
-
 static int drain_cq(void)
 {
   struct fi_cq_msg_entry ev[CQ_BATCH];
   int total = 0;
-  int bell = ofi_bell_gate();
-  unsigned posted = bell ? ofi_bell_posted() : 0; /* before the read */
   for (int round = 0; round < 8; round++) {
     ssize_t n = fi_cq_read(ofi.cq, ev, CQ_BATCH);
     if (n == -FI_EAVAIL) {
@@ -244,17 +205,7 @@ static int drain_cq(void)
     if (n < CQ_BATCH)
       break;
   }
-  cq_quiet = bell && total == 0;
-  if (cq_quiet) {
-    cq_seen = posted;
-    cq_empty_ns = mono_ns();
-  }
   return total;
-}
-
-static int drain_cq_gated(void)
-{
-  return cq_idle() ? 0 : drain_cq();
 }
 
 /* ------------------------------------------------------------- faults */
@@ -410,7 +361,7 @@ static void *progress_main(void *arg)
   int idle = 0;
   pthread_mutex_lock(&ofi.lock);
   while (!__atomic_load_n(&ofi.stop, __ATOMIC_SEQ_CST)) {
-    int n = drain_cq_gated();
+    int n = drain_cq();
     ofi_send_retry();
     ofi_sink_issue();
     ofi_fail_pending();
@@ -474,7 +425,7 @@ static OFI_TLS int tight_thread; /* this thread polls in a tight loop */
  * Returns the completions handled. */
 static int progress_pass(void)
 {
-  int n = drain_cq_gated();
+  int n = drain_cq();
   if (ofi.retry_head || ofi.owed_head)
     ofi_send_retry();
   if (ofi.ready_head)
@@ -575,7 +526,6 @@ int ofi_progress_start(void)
 {
   __atomic_store_n(&ofi.stop, 0, __ATOMIC_SEQ_CST);
   __atomic_store_n(&tight_pollers, 0, __ATOMIC_SEQ_CST); /* a new life */
-  cq_quiet = 0; /* a new bell page counts from 0 */
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
