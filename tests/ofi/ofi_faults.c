@@ -337,6 +337,20 @@ int main(void)
            "rmw totals %d and %lld, want %d", rmw32, rmw64,
            ROUNDS / 2 * others);
 
+  /* The small messages without a cmpl_cntr went without a FIN, and
+   * after our fence the targets had acknowledged every one of them. */
+  OT_OK(LAPI_Fence(ot.h));
+  uint64_t nofin = 0, unacked = 0;
+  pthread_mutex_lock(&ofi.lock);
+  for (uint t = 0; t < ofi.ntasks; t++) {
+    nofin += ofi.peers[t].nf_next;
+    unacked += (uint32_t)(ofi.peers[t].nf_next - ofi.peers[t].nf_acked);
+  }
+  pthread_mutex_unlock(&ofi.lock);
+  OT_CHECK(job_sum(nofin) > 0, "no message went without a FIN");
+  OT_CHECK(unacked == 0, "%llu messages without a FIN unacknowledged "
+           "after LAPI_Fence", (unsigned long long)unacked);
+
   if (mangle) {
     ofi_fault_mangle_stop();
     OT_OK(LAPI_Gfence(ot.h)); /* nobody injects from here on */

@@ -200,6 +200,9 @@ struct ofi_owed {
   size_t len;
   unsigned char pkt[64] __attribute__((aligned(8)));
 };
+_Static_assert(sizeof(struct ofi_pull) <= 64 && sizeof(struct ofi_fin) <= 64 &&
+                   sizeof(struct ofi_rmw_reply) <= 64,
+               "an owed packet must fit struct ofi_owed's pkt");
 
 static void owe(int kind, uint peer, const void *pkt, size_t len,
                 uint64_t xid)
