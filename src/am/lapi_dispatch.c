@@ -291,7 +291,7 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
 {
   int us = lapi_tight_us();
   if (us == 0 || h == NULL || on_dispatcher || h->cpe >= 0 ||
-      lapi_tp_tight(h, 1) == 0)
+      lapi_tp_tight(h, LAPI_TIGHT_START) == 0)
     return 0;
   int64_t start = mono_ns(), now = start;
   int64_t until = start + (int64_t)us * 1000;
@@ -302,14 +302,20 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
       break;
     }
     if (lapi_progress(h) > 0) {
-      lapi_tp_tight(h, 1); /* again, if a handler's own wait ended it */
+      /* again, if a handler's own wait ended it */
+      lapi_tp_tight(h, LAPI_TIGHT_START);
       continue;
     }
     if (i % 16 == 0 && (now = mono_ns()) >= until)
       break;
     lapi_tight_relax(now - start);
   }
-  lapi_tp_tight(h, 0); /* reads the network once more */
+  /* Polling mode: the caller is back in LAPI soon (a ping-pong, a loop
+   * of waits), so the transport may keep the registration for a while;
+   * a wait that gave up goes to sleep and needs the progress thread
+   * woken by every arrival again. */
+  lapi_tp_tight(h, ok && !lapi_hndl_mpe_served(h) ? LAPI_TIGHT_PAUSE
+                                                  : LAPI_TIGHT_STOP);
   return ok || done(arg);
 }
 

@@ -108,10 +108,12 @@ struct lapi_tp_ops {
    * the whole process. */
   int (*progress)(struct lapi_hndl *h);
   /* A thread that waits on h and runs h's work itself is about to poll
-   * in a tight loop (on = 1) or has stopped (on = 0).  Returns 1 if the
-   * transport has a network worth polling that way (then the thread's
-   * progress calls read it every time, and peers need not wake a
-   * sleeping progress thread meanwhile), 0 if not (lapi_tp_no_tight). */
+   * in a tight loop (on = LAPI_TIGHT_START) or has stopped
+   * (LAPI_TIGHT_STOP, or LAPI_TIGHT_PAUSE: its wait ended in polling
+   * mode and it is likely back soon).  Returns 1 if the transport has a
+   * network worth polling that way (then the thread's progress calls
+   * read it every time, and peers need not wake a sleeping progress
+   * thread meanwhile), 0 if not (lapi_tp_no_tight). */
   int (*tight)(struct lapi_hndl *h, int on);
   /* h waits until its messages landed (LAPI_Fence, LAPI_Gfence,
    * LAPI_Term): ask the targets for what would tell (a transport whose
@@ -125,6 +127,11 @@ struct lapi_tp_ops {
    * threads wrote it; lapi_tp_no_sync where counters already do). */
   void (*sync)(void);
 };
+
+/* The tight op's on argument. */
+#define LAPI_TIGHT_STOP 0
+#define LAPI_TIGHT_START 1
+#define LAPI_TIGHT_PAUSE 2
 
 /* Every transport's tight op; returns how many have a network to poll. */
 int lapi_tp_tight(struct lapi_hndl *h, int on);

@@ -55,6 +55,7 @@ enum ofi_msg_type {
   OFI_M_PONG,
   OFI_M_ACK,       /* acknowledgement of no-FIN messages (header only) */
   OFI_M_ACK_REQ,   /* asks for one once id no-FIN messages completed */
+  OFI_M_SHORT,     /* an eager no-FIN Amsend in a compact header */
   OFI_M_LAST
 };
 
@@ -136,6 +137,22 @@ struct ofi_rts {
   uint32_t hdl_module;  /* hdr_hdl is an offset in this module (ofi_hdl.c) */
   uint32_t flags;       /* OFI_RTS_NO_FIN */
   uint32_t seq;         /* NO_FIN: its number among those to this target */
+  uint32_t pad;
+};
+
+/* SHORT: the common small message (an eager LAPI_Amsend without
+ * cmpl_cntr nor send handler, acknowledged by count) in a header half
+ * the size of an RTS, so that a few bytes of it still fit the inline
+ * part of a shm command (a longer packet goes through shm's inject
+ * buffers: a copy and a lock more at each end).  id = the handler's
+ * module (ofi_hdl.c) << 32 | the no-FIN number.  Followed by the uhdr
+ * (padded to 8 bytes) and the data, whose length is what is left. */
+struct ofi_short {
+  struct ofi_hdr h;
+  uint64_t hdr_hdl;
+  uint64_t tgt_cntr;
+  uint16_t uhdr_len;
+  uint16_t flags; /* OFI_RTS_NO_FIN, and nothing else */
   uint32_t pad;
 };
 
@@ -481,6 +498,7 @@ void ofi_bell_close(void);
 int ofi_bell_on(void);
 void ofi_bell_ring(uint peer);
 void ofi_bell_polled(int delta);
+void ofi_bell_wake_self(void);
 void ofi_bell_kick(void);
 void ofi_bell_sleep(int ms, int (*poll)(void));
 
@@ -558,6 +576,7 @@ void ofi_send_fin(uint peer, uint16_t hndl, uint64_t id, int status);
 
 /* ofi_sink.c: arrivals at the sink (under ofi.lock) */
 void ofi_on_rts(const struct ofi_rts *r, size_t len);
+void ofi_on_short(const struct ofi_short *s, size_t len);
 void ofi_on_get(const struct ofi_get *g, size_t len);
 void ofi_on_rmw(const struct ofi_rmw *m);
 void ofi_on_data(const struct ofi_data *d, size_t len);

@@ -151,6 +151,17 @@ void ofi_bell_polled(int delta)
     __atomic_add_fetch(&pages[ofi.me]->polled, delta, __ATOMIC_SEQ_CST);
 }
 
+/* Wake our progress thread if it sleeps, polled or not: a thread that
+ * starts to poll wants it in short slices (ofi_tp_tight). */
+void ofi_bell_wake_self(void)
+{
+  struct ofi_bellpage *p = pages ? pages[ofi.me] : NULL;
+  if (p == NULL || !__atomic_load_n(&p->sleeping, __ATOMIC_SEQ_CST))
+    return;
+  __atomic_add_fetch(&p->seq, 1, __ATOMIC_SEQ_CST);
+  fwake(&p->seq);
+}
+
 /* Our own bell (senders of this process waking the progress thread). */
 void ofi_bell_kick(void)
 {

@@ -75,7 +75,7 @@ static int class_fits(enum ofi_bad cls, int type)
     return type == OFI_M_FIN || type == OFI_M_DATA || type == OFI_M_PULL ||
            type == OFI_M_RMW_REPLY;
   case OFI_BAD_DATA: return type == OFI_M_DATA;
-  case OFI_BAD_RTS: return type == OFI_M_RTS;
+  case OFI_BAD_RTS: return type == OFI_M_RTS || type == OFI_M_SHORT;
   case OFI_BAD_OTHER:
   case OFI_BAD_N: return 0;
   default: return 1;
@@ -138,7 +138,12 @@ static size_t mangle(unsigned char *m, size_t len, enum ofi_bad cls)
   case OFI_BAD_DATA:
     ((struct ofi_data *)m)->offset += (uint64_t)1 << 62;
     break;
-  case OFI_BAD_RTS: rts_overflow((struct ofi_rts *)m); break;
+  case OFI_BAD_RTS:
+    if (hd->type == OFI_M_SHORT) /* its uhdr runs past the end */
+      ((struct ofi_short *)m)->uhdr_len = (uint16_t)(len & ~(size_t)3);
+    else
+      rts_overflow((struct ofi_rts *)m);
+    break;
   default: break;
   }
   return len;

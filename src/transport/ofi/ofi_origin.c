@@ -557,39 +557,35 @@ static int set_desc(struct ofi_xfer *x, const lapi_vec_t *v)
 
 /* The common small message: an Amsend that fits the eager limit, has no
  * cmpl_cntr nor send handler, and finds a credit and room for a no-FIN
- * number.  Its RTS is built straight from the call, with no transfer
- * record (nothing refers to it again).  1 if sent, 0 to take the general
- * path; under ofi.lock. */
+ * number.  It goes as a SHORT packet built straight from the call, with
+ * no transfer record (nothing refers to it again).  1 if sent, 0 to take
+ * the general path; under ofi.lock. */
 static int am_send_direct(struct lapi_hndl *h, const struct lapi_tp_am *am)
 {
   uint peer = am->tgt / ofi.tpc;
   struct ofi_peer *p = &ofi.peers[peer];
+  size_t len = sizeof(struct ofi_short) + ofi_align8(am->uhdr_len) +
+               am->udata_len;
   if (am->org_vec || am->cmpl_cntr || am->shdlr ||
-      am->udata_len > ofi.eager_limit ||
-      sizeof(struct ofi_rts) + ofi_align8(am->uhdr_len) + am->udata_len >
-          ofi.buf_size ||
+      am->udata_len > ofi.eager_limit || len > ofi.buf_size ||
       p->credits <= 0 || p->wq_head || !ofi_nofin_room(peer))
     return 0;
   struct ofi_buf *b = ofi_buf_get();
   if (b == NULL)
     return 0;
-  size_t len = sizeof(struct ofi_rts) + ofi_align8(am->uhdr_len) +
-               am->udata_len;
-  struct ofi_rts *r = ofi_pkt_init(b, OFI_M_RTS,
-                                   lapi_hndl_key(am->tgt % ofi.tpc,
-                                                 h->index),
-                                   0, len);
-  memset((unsigned char *)r + sizeof r->h, 0, sizeof *r - sizeof r->h);
+  uint32_t module;
+  uint64_t hdl = ofi_hdl_encode(am->hdr_hdl, &module);
+  uint32_t seq = ofi_nofin_take(peer, h);
+  struct ofi_short *r = ofi_pkt_init(b, OFI_M_SHORT,
+                                     lapi_hndl_key(am->tgt % ofi.tpc,
+                                                   h->index),
+                                     (uint64_t)module << 32 | seq, len);
   r->h.src_local = ofi_local(h);
-  r->kind = OFI_K_AM;
-  r->mode = OFI_MODE_EAGER;
-  r->desc_inline = 1;
-  r->uhdr_len = am->uhdr_len;
-  r->hdr_hdl = ofi_hdl_encode(am->hdr_hdl, &r->hdl_module);
+  r->hdr_hdl = hdl;
   r->tgt_cntr = am->tgt_cntr;
-  r->data_len = am->udata_len;
+  r->uhdr_len = (uint16_t)am->uhdr_len;
   r->flags = OFI_RTS_NO_FIN;
-  r->seq = ofi_nofin_take(peer, h);
+  r->pad = 0;
   unsigned char *d = (unsigned char *)(r + 1);
   if (am->uhdr_len)
     memcpy(d, am->uhdr, am->uhdr_len);

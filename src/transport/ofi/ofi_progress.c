@@ -94,6 +94,7 @@ static void packet(const unsigned char *mem, size_t len)
   if (ofi_ack_in(hd) != 0)
     return;
   switch (hd->type) {
+  case OFI_M_SHORT: ofi_on_short((const struct ofi_short *)mem, len); break;
   case OFI_M_RTS: ofi_on_rts((const struct ofi_rts *)mem, len); break;
   case OFI_M_GET: ofi_on_get((const struct ofi_get *)mem, len); break;
   case OFI_M_RMW: ofi_on_rmw((const struct ofi_rmw *)mem); break;
@@ -332,6 +333,18 @@ static void nap(int us)
 /* Application threads polling the CQ in a tight loop (ofi_tp_tight). */
 static int tight_pollers; /* atomic */
 
+/* A registration left behind by a tight poller whose wait ended in
+ * polling mode (LAPI_TIGHT_PAUSE): the next wait of any thread adopts it
+ * without a lock, a write to the shared bell page or a CQ read; the
+ * progress thread, which polls in 1 ms slices while anything is
+ * registered, ends it after LINGER_MS.  Meanwhile an arrival waits for
+ * the next LAPI call or for that slice: in polling mode nothing runs a
+ * handler before the next call anyway. */
+#define LINGER_MS 2
+static int linger;          /* atomic: 1 = a registration nobody polls on */
+static int64_t linger_since; /* ms, written before linger is set */
+static unsigned linger_gen;  /* the endpoint life it belongs to */
+
 static void wait_fd(int ms)
 {
   /* While a thread of ours polls the CQ it finds every arrival itself:
@@ -352,6 +365,22 @@ static void wait_fd(int ms)
     (void)r;
   }
   pthread_mutex_lock(&ofi.lock);
+}
+
+/* Under ofi.lock: give up a left registration older than LINGER_MS
+ * (unless a thread adopted it meanwhile) and read the CQ, as the thread
+ * that left it would have.  1 if it ended one. */
+static int linger_end_old(void)
+{
+  if (!__atomic_load_n(&linger, __ATOMIC_ACQUIRE) ||
+      ofi_now_ms() - __atomic_load_n(&linger_since, __ATOMIC_RELAXED) <
+          LINGER_MS ||
+      !__atomic_exchange_n(&linger, 0, __ATOMIC_ACQ_REL))
+    return 0;
+  ofi_bell_polled(-1);
+  __atomic_sub_fetch(&tight_pollers, 1, __ATOMIC_SEQ_CST);
+  drain_cq();
+  return 1;
 }
 
 static void *progress_main(void *arg)
@@ -390,11 +419,16 @@ static void *progress_main(void *arg)
      * owner, completions at the reader; the watchdog if a peer is gone). */
     int serve = (ofi.exposed || ofi.reads_posted || ofi.ready_head) &&
                 ofi.wait_fd < 0;
+    int registered = __atomic_load_n(&tight_pollers, __ATOMIC_SEQ_CST) > 0;
+    if (registered && linger_end_old())
+      continue;
     sleeping = 1;
     if (ofi.wait_fd >= 0) {
       wait_fd(again || ofi.tx_posted ? 1 : busy ? WATCH_MS : IDLE_MS);
     } else if (ofi_bell_on() && idle >= 4 && !serve) {
-      ofi_bell_sleep(again ? 1 : busy ? WATCH_MS : IDLE_MS, drain_cq);
+      /* registered: peers do not ring, look every ms */
+      ofi_bell_sleep(again || registered ? 1 : busy ? WATCH_MS : IDLE_MS,
+                     drain_cq);
     } else if (idle < 4 || serve) {
       idle++;
       pthread_mutex_unlock(&ofi.lock);
@@ -483,13 +517,19 @@ void ofi_owed_pass(void)
 
 int ofi_tp_tight(struct lapi_hndl *h, int on)
 {
-  (void)h;
-  if (on) {
+  if (on == LAPI_TIGHT_START) {
     if (!__atomic_load_n(&ofi.up, __ATOMIC_ACQUIRE))
       return 0;
     if (tight_thread)
       return 1;
     pass_owed = 0; /* the loop polls anyway */
+    if (__atomic_load_n(&linger, __ATOMIC_RELAXED) &&
+        __atomic_exchange_n(&linger, 0, __ATOMIC_ACQ_REL)) {
+      /* adopted: the registration never lapsed, nothing went unread */
+      tight_thread = 1;
+      tight_gen = __atomic_load_n(&linger_gen, __ATOMIC_RELAXED);
+      return 1;
+    }
     pthread_mutex_lock(&ofi.lock);
     int ok = ofi.up;
     if (ok) {
@@ -499,11 +539,21 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
       __atomic_add_fetch(&tight_pollers, 1, __ATOMIC_SEQ_CST);
     }
     pthread_mutex_unlock(&ofi.lock);
+    /* The progress thread may sleep long (nobody rings it now): wake it
+     * into its 1 ms slices, which end a registration left behind. */
+    if (ok && ofi.wait_fd < 0 && !lapi_hndl_mpe_served(h))
+      ofi_bell_wake_self();
     return ok;
   }
   if (!tight_thread)
     return 0;
   tight_thread = 0;
+  if (on == LAPI_TIGHT_PAUSE) {
+    __atomic_store_n(&linger_since, ofi_now_ms(), __ATOMIC_RELAXED);
+    __atomic_store_n(&linger_gen, tight_gen, __ATOMIC_RELAXED);
+    __atomic_store_n(&linger, 1, __ATOMIC_RELEASE);
+    return 0;
+  }
   pthread_mutex_lock(&ofi.lock);
   if (ofi.up && tight_gen == ofi.gen) {
     ofi_bell_polled(-1);
@@ -526,6 +576,7 @@ int ofi_progress_start(void)
 {
   __atomic_store_n(&ofi.stop, 0, __ATOMIC_SEQ_CST);
   __atomic_store_n(&tight_pollers, 0, __ATOMIC_SEQ_CST); /* a new life */
+  __atomic_store_n(&linger, 0, __ATOMIC_SEQ_CST);
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);

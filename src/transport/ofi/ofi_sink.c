@@ -313,6 +313,9 @@ static int segs_ok(const struct ofi_rts *r, const struct ofi_seg *s)
   return sum >= r->data_len;
 }
 
+static void rts_take(const struct ofi_rts *r, const unsigned char *body,
+                     size_t body_len);
+
 void ofi_on_rts(const struct ofi_rts *r, size_t len)
 {
   uint src = r->h.src;
@@ -357,6 +360,53 @@ void ofi_on_rts(const struct ofi_rts *r, size_t len)
     rts_bad(r, "RTS memory segments");
     return;
   }
+  rts_take(r, (const unsigned char *)(r + 1), len - sizeof *r);
+}
+
+/* A checked SHORT: the eager no-FIN RTS it stands for, the same from
+ * here on. */
+void ofi_on_short(const struct ofi_short *s, size_t len)
+{
+  uint src = s->h.src;
+  size_t head = sizeof *s + ofi_align8(s->uhdr_len);
+  /* Fields first: an invalid copy of a real packet (the fault hook's)
+   * must not take that packet's number. */
+  if (s->flags != OFI_RTS_NO_FIN || s->pad != 0 ||
+      s->uhdr_len > LAPI_AM_MAX_UHDR || s->uhdr_len % 4 || head > len) {
+    ofi_drop(OFI_BAD_RTS, "SHORT fields out of range", src);
+    return;
+  }
+  uint32_t seq = (uint32_t)s->h.id;
+  if (ofi_nofin_arrived(src, seq) != 0) {
+    ofi_bad_pkt("SHORT number outside the window or repeated", src);
+    return;
+  }
+  struct ofi_rts r;
+  memset(&r, 0, sizeof r);
+  r.h = s->h;
+  r.h.type = OFI_M_RTS;
+  r.h.id = 0;
+  r.h.len = (uint32_t)(sizeof r + len - sizeof *s);
+  r.kind = OFI_K_AM;
+  r.mode = OFI_MODE_EAGER;
+  r.desc_inline = 1;
+  r.uhdr_len = s->uhdr_len;
+  r.hdr_hdl = s->hdr_hdl;
+  r.hdl_module = (uint32_t)(s->h.id >> 32);
+  r.tgt_cntr = s->tgt_cntr;
+  r.data_len = len - head;
+  r.flags = OFI_RTS_NO_FIN;
+  r.seq = seq;
+  rts_take(&r, (const unsigned char *)(s + 1), len - sizeof *s);
+}
+
+/* A checked RTS whose segments, uhdr, description and data (body_len
+ * bytes) are at body: a transfer record for it. */
+static void rts_take(const struct ofi_rts *r, const unsigned char *body,
+                     size_t body_len)
+{
+  uint src = r->h.src;
+  size_t len = sizeof *r + body_len;
   struct lapi_hndl *h = ofi_hndl(r->h.hndl);
   if (h == NULL) {
     ofi.st.stale_pkts++;
@@ -393,7 +443,8 @@ void ofi_on_rts(const struct ofi_rts *r, size_t len)
       ofi_xfer_free(x);
     return;
   }
-  memcpy(x->pkt, r, len);
+  memcpy(x->pkt, r, sizeof *r);
+  memcpy(x->pkt + sizeof *r, body, body_len);
   x->pkt_len = len;
   const unsigned char *p = x->pkt + sizeof *r;
   x->rsegs = (struct ofi_seg *)p;
