@@ -528,6 +528,7 @@ void ofi_hdr_init(struct ofi_hdr *hd, int type, uint16_t hndl, uint64_t id,
                   size_t len);
 void *ofi_pkt_init(struct ofi_buf *b, int type, uint16_t hndl, uint64_t id,
                    size_t len);
+int ofi_post_raw(struct ofi_buf *b, int *injected);
 void ofi_send(struct ofi_buf *b, uint peer, uint64_t xfer);
 void ofi_send_retry(void);
 int ofi_send_small(uint peer, const void *pkt, size_t len);

@@ -165,20 +165,10 @@ void ofi_mangle_after(const struct ofi_buf *b)
   m->peer = b->peer;
   m->xfer = 0;
   m->len = mangle(m->mem, b->len, cls);
-  fi_addr_t a = ofi.peers[m->peer].addr;
-  int rc;
-  if (m->len <= ofi.inject_size) {
-    rc = (int)fi_inject(ofi.ep, m->mem, m->len, a);
+  int inj;
+  int rc = ofi_post_raw(m, &inj);
+  if (rc != 0 || inj)
     ofi_buf_put(m);
-  } else {
-    rc = (int)fi_send(ofi.ep, m->mem, m->len, m->desc, a, &m->c.fi);
-    if (rc == 0) {
-      ofi.tx_posted++;
-      ofi.peers[m->peer].tx_posted++;
-    } else {
-      ofi_buf_put(m);
-    }
-  }
   if (rc == 0)
     injected[cls]++; /* -FI_EAGAIN: this one is simply not sent */
 }

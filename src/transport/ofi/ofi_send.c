@@ -87,39 +87,45 @@ void *ofi_pkt_init(struct ofi_buf *b, int type, uint16_t hndl, uint64_t id,
   return b->mem;
 }
 
-/* 0 posted (or injected), -FI_EAGAIN, or another libfabric error. */
-static int post(struct ofi_buf *b)
+/* Hand b to libfabric as it is.  0: it went, injected (*injected = 1:
+ * the caller frees b) or sent (its completion frees it); else
+ * -FI_EAGAIN or another libfabric error, and b is still the caller's. */
+int ofi_post_raw(struct ofi_buf *b, int *injected)
 {
   fi_addr_t a = ofi.peers[b->peer].addr;
-  int rc;
-  /* The freshest acknowledgement rides on every packet (ofi_ack.c). */
-  ofi_ack_stamp((struct ofi_hdr *)b->mem, b->peer);
-  if (lapi_log_level() >= LAPI_LOG_TRACE) {
-    const struct ofi_hdr *hd = (const struct ofi_hdr *)b->mem;
-    LAPI_LOG(LAPI_LOG_TRACE, "ofi: send type %d to %u, %zu B, id %llx",
-             hd->type, b->peer, b->len, (unsigned long long)hd->id);
-  }
-  if (b->len <= ofi.inject_size) {
-    uint peer = b->peer;
-    rc = (int)fi_inject(ofi.ep, b->mem, b->len, a);
-    if (rc == 0) {
-      if (ofi_mangle_every)
-        ofi_mangle_after(b);
-      ofi_buf_put(b);
-    }
-    /* posted, or -FI_EAGAIN until the peer makes progress (its queue is
-     * full, or shm's first contact waits for it): wake it either way */
-    ofi_bell_ring(peer);
-    return rc;
-  }
-  rc = (int)fi_send(ofi.ep, b->mem, b->len, b->desc, a, &b->c.fi);
+  *injected = b->len <= ofi.inject_size;
+  if (*injected)
+    return (int)fi_inject(ofi.ep, b->mem, b->len, a);
+  int rc = (int)fi_send(ofi.ep, b->mem, b->len, b->desc, a, &b->c.fi);
   if (rc == 0) {
     ofi.tx_posted++;
     ofi.peers[b->peer].tx_posted++;
+  }
+  return rc;
+}
+
+/* 0 posted (or injected), -FI_EAGAIN, or another libfabric error. */
+static int post(struct ofi_buf *b)
+{
+  uint peer = b->peer;
+  /* The freshest acknowledgement rides on every packet (ofi_ack.c). */
+  ofi_ack_stamp((struct ofi_hdr *)b->mem, peer);
+  if (lapi_log_level() >= LAPI_LOG_TRACE) {
+    const struct ofi_hdr *hd = (const struct ofi_hdr *)b->mem;
+    LAPI_LOG(LAPI_LOG_TRACE, "ofi: send type %d to %u, %zu B, id %llx",
+             hd->type, peer, b->len, (unsigned long long)hd->id);
+  }
+  int injected;
+  int rc = ofi_post_raw(b, &injected);
+  if (rc == 0) {
     if (ofi_mangle_every)
       ofi_mangle_after(b);
+    if (injected)
+      ofi_buf_put(b);
   }
-  ofi_bell_ring(b->peer);
+  /* posted, or -FI_EAGAIN until the peer makes progress (its queue is
+   * full, or shm's first contact waits for it): wake it either way */
+  ofi_bell_ring(peer);
   return rc;
 }
 
