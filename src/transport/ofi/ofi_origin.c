@@ -281,7 +281,7 @@ void ofi_fail_xfer(struct ofi_xfer *x, int code)
 {
   if (x->failed)
     return;
-  __atomic_store_n(&x->failed, 1, __ATOMIC_RELEASE);
+  x->failed = 1;
   unqueue(x);
   switch (x->role) {
   case OFI_R_SOURCE:
@@ -849,7 +849,7 @@ void ofi_on_fin(const struct ofi_fin *f)
     ofi_report(x->h, f->status, x->role == OFI_R_GET ? GET_ERR : RMW_ERR,
                x->task, "the target refused the operation (handle not "
                "open there?)");
-    __atomic_store_n(&x->failed, 1, __ATOMIC_RELEASE);
+    x->failed = 1;
     lapi_am_origin_landed(x->h);
     if (x->holds_credit)
       ofi_credit_release(x->peer);

@@ -84,7 +84,7 @@ void ofi_sink_fail(struct ofi_xfer *x, int code)
   (void)code;
   if (x->failed)
     return;
-  __atomic_store_n(&x->failed, 1, __ATOMIC_RELEASE);
+  x->failed = 1;
   if (x->kind == OFI_K_GETREPLY) {
     lapi_am_origin_landed(x->h); /* our get: org_cntr never moves */
     if (x->holds_credit)
@@ -125,13 +125,9 @@ static void item_end(struct ofi_xfer *x, int status)
     sink_fin_free(x, status);
 }
 
-/* The same two, taking ofi.lock themselves.  A transfer that has not
- * failed needs no lock to start (it may fail just after either way:
- * item_end looks again under the lock). */
+/* The same two, taking ofi.lock themselves. */
 static int item_begin(struct ofi_xfer *x)
 {
-  if (!__atomic_load_n(&x->failed, __ATOMIC_ACQUIRE))
-    return 0;
   pthread_mutex_lock(&ofi.lock);
   int gone = item_gone(x);
   pthread_mutex_unlock(&ofi.lock);
