@@ -401,6 +401,7 @@ struct ofi_stats {
   uint64_t eagain;           /* -FI_EAGAIN retries */
   uint64_t eager, rma, pull; /* transfers by protocol (sink side) */
   uint64_t reads;            /* RMA read operations */
+  uint64_t direct;           /* SHORTs run by their poller (ofi_direct.c) */
   uint64_t dropped[OFI_BAD_N]; /* bad_pkts by class (STALE: stale_pkts) */
 };
 
@@ -428,6 +429,7 @@ struct ofi_state {
   size_t iov_limit, rma_iov_limit, max_msg;
   uint64_t mr_mode;
   int has_rma;
+  int direct;                /* LAPI_OFI_DIRECT: ofi_direct.c on */
   int fin_always;            /* LAPI_OFI_FIN_ALWAYS: no no-FIN messages */
   char prov[64];
 
@@ -578,6 +580,16 @@ void ofi_send_fin(uint peer, uint16_t hndl, uint64_t id, int status);
 /* ofi_sink.c: arrivals at the sink (under ofi.lock) */
 void ofi_on_rts(const struct ofi_rts *r, size_t len);
 void ofi_on_short(const struct ofi_short *s, size_t len);
+/* A checked SHORT whose number is taken: into the handle's queue. */
+void ofi_short_queue(const struct ofi_short *s, size_t len);
+
+/* ofi_direct.c: polling mode, a SHORT delivered by the thread that polled
+ * it in.  arm: this thread's progress pass may take one (under
+ * ofi.lock); take: 1 if it kept the checked packet; deliver (after
+ * ofi.lock is released): run it, or queue it as any other. */
+void ofi_direct_arm(int on);
+int ofi_direct_take(const struct ofi_short *s, size_t len);
+void ofi_direct_deliver(void);
 void ofi_on_get(const struct ofi_get *g, size_t len);
 void ofi_on_rmw(const struct ofi_rmw *m);
 void ofi_on_data(const struct ofi_data *d, size_t len);

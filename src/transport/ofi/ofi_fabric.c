@@ -170,6 +170,8 @@ static void settings(void)
   /* SIZE_MAX: not set (the provider decides the default) */
   ofi.fast_read = env_size("LAPI_OFI_FAST_READ", SIZE_MAX, 0, 1u << 30);
   ofi.fin_always = getenv("LAPI_OFI_FIN_ALWAYS") != NULL;
+  const char *direct = getenv("LAPI_OFI_DIRECT");
+  ofi.direct = direct == NULL || strcmp(direct, "0") != 0;
   ofi_fault_settings();
 }
 
@@ -377,11 +379,13 @@ static void close_all(void)
 {
   if (ofi.up)
     LAPI_LOG(LAPI_LOG_INFO, "ofi: closing; transfers received eager %llu, "
-             "RMA %llu (%llu reads), packed %llu; -FI_EAGAIN %llu; "
-             "malformed packets dropped %llu, stale %llu; ACKs sent %llu",
+             "RMA %llu (%llu reads), packed %llu; run by their poller %llu; "
+             "-FI_EAGAIN %llu; malformed packets dropped %llu, stale %llu; "
+             "ACKs sent %llu",
              (unsigned long long)ofi.st.eager, (unsigned long long)ofi.st.rma,
              (unsigned long long)ofi.st.reads,
              (unsigned long long)ofi.st.pull,
+             (unsigned long long)ofi.st.direct,
              (unsigned long long)ofi.st.eagain,
              (unsigned long long)ofi.st.bad_pkts,
              (unsigned long long)ofi.st.stale_pkts,

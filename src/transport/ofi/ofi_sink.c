@@ -381,6 +381,14 @@ void ofi_on_short(const struct ofi_short *s, size_t len)
     ofi_bad_pkt("SHORT number outside the window or repeated", src);
     return;
   }
+  if (!ofi_direct_take(s, len))
+    ofi_short_queue(s, len);
+}
+
+void ofi_short_queue(const struct ofi_short *s, size_t len)
+{
+  size_t head = sizeof *s + ofi_align8(s->uhdr_len);
+  uint32_t seq = (uint32_t)s->h.id;
   struct ofi_rts r;
   memset(&r, 0, sizeof r);
   r.h = s->h;

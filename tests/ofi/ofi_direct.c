@@ -1,0 +1,167 @@
+/*
+ * ofi_direct.c - small Amsends in polling mode, delivered by the thread
+ * that polls them in (src/transport/ofi/ofi_direct.c) or through the
+ * handle's queue, must behave the same.
+ *
+ * Every task pairs with its ring neighbours.  Phase 1 ping-pongs small
+ * Amsends (user header and data checked in the header handler and after
+ * the wait), every third with a completion handler, every fifth answered
+ * by a header handler that returns NULL (data discarded, tgt_cntr still
+ * moves), every seventh dropped once with LAPI_DROP_PKT and delivered
+ * when it comes again.  Phase 2 sends a burst of 400 to the neighbour
+ * without waiting in between (most find the thread's slot busy and take
+ * the queue).  At the end the transport's count of direct deliveries is
+ * checked: above zero for the tasks of phase 1, or zero with
+ * LAPI_OFI_DIRECT=0 in the environment.
+ */
+#include "ofi_test.h"
+
+#include <pthread.h>
+
+#include "transport/ofi/ofi.h"
+
+#define ROUNDS 1500
+#define BURST 400
+#define DATA 24
+
+struct uh {
+  int round;
+  int from;
+};
+
+static char got_data[BURST][DATA]; /* phase 2: each message's slot */
+static char pp_buf[DATA];       /* phase 1 landing buffer */
+static int cmpl_runs;           /* atomic */
+static int dropped[ROUNDS + 1]; /* phase 1: rounds dropped once */
+static int phase2;
+
+static void on_cmpl(lapi_handle_t *h, void *uinfo)
+{
+  (void)h;
+  OT_CHECK((intptr_t)uinfo % 3 == 0, "completion uinfo %ld",
+           (long)(intptr_t)uinfo);
+  __atomic_add_fetch(&cmpl_runs, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
+                 ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
+{
+  (void)h;
+  struct uh u;
+  OT_CHECK(*uhdr_len == sizeof u, "uhdr_len %u", *uhdr_len);
+  memcpy(&u, uhdr, sizeof u);
+  OT_CHECK(u.from == ot.src || u.from == ot.tgt, "from %d", u.from);
+  OT_CHECK(*msg_len == DATA, "msg_len %lu", *msg_len);
+  *comp_h = NULL;
+  *uinfo = NULL;
+  if (phase2) {
+    OT_CHECK(u.round >= 0 && u.round < BURST, "burst round %d", u.round);
+    return u.round >= 0 && u.round < BURST ? (void *)got_data[u.round]
+                                           : NULL;
+  }
+  lapi_return_info_t *ri = (lapi_return_info_t *)msg_len;
+  if (u.round % 7 == 6 && u.round <= ROUNDS && !dropped[u.round]) {
+    dropped[u.round] = 1; /* handlers of a handle run one at a time */
+    ri->ctl_flags = LAPI_DROP_PKT;
+    return NULL;
+  }
+  if (u.round % 3 == 0) {
+    *comp_h = on_cmpl;
+    *uinfo = (void *)(intptr_t)u.round;
+  }
+  return u.round % 5 == 4 ? NULL : pp_buf;
+}
+
+static void fill(char *buf, int round, int from)
+{
+  for (int i = 0; i < DATA; i++)
+    buf[i] = (char)(round * 31 + from * 7 + i);
+}
+
+/* The origin's memory stays untouched until org_cntr says it may be
+ * reused (a message that waits for a credit is packed later): one user
+ * header and buffer per message of a burst, waited for at the end. */
+static struct uh out_uh[BURST];
+static char out_data[BURST][DATA];
+
+static void send_one(int to, int round, lapi_cntr_t *tgt_cntr,
+                     lapi_cntr_t *org_cntr)
+{
+  int k = round % BURST;
+  out_uh[k].round = round;
+  out_uh[k].from = ot.me;
+  fill(out_data[k], round, ot.me);
+  OT_OK(LAPI_Amsend(ot.h, (uint)to, (void *)1, &out_uh[k], sizeof out_uh[k],
+                    out_data[k], DATA, tgt_cntr, org_cntr, NULL));
+}
+
+int main(void)
+{
+  ot_init(NULL, 120);
+  OT_OK(LAPI_Senv(ot.h, INTERRUPT_SET, 0));
+  OT_OK(LAPI_Addr_set(ot.h, (void *)hdr, 1));
+  lapi_cntr_t tc, oc;
+  OT_OK(LAPI_Setcntr(ot.h, &tc, 0));
+  OT_OK(LAPI_Setcntr(ot.h, &oc, 0));
+  void **tcs = ot_addrs(&tc);
+  OT_OK(LAPI_Gfence(ot.h));
+
+  /* Phase 1: even tasks start, odd ones answer (pairs 0-1, 2-3, ...;
+   * an odd-sized job leaves the last task out). */
+  int partner = ot.me % 2 ? ot.me - 1 : ot.me + 1;
+  int expect_cmpl = 0;
+  if (partner < ot.n) {
+    for (int r = 1; r <= ROUNDS; r++) {
+      if (ot.me % 2 == 0) {
+        send_one(partner, r, tcs[partner], &oc);
+        OT_OK(LAPI_Waitcntr(ot.h, &oc, 1, NULL));
+      }
+      OT_OK(LAPI_Waitcntr(ot.h, &tc, 1, NULL));
+      if (r % 5 != 4) {
+        char want[DATA];
+        fill(want, r, partner);
+        OT_CHECK(memcmp(pp_buf, want, DATA) == 0, "round %d data", r);
+      }
+      memset(pp_buf, 0, DATA);
+      expect_cmpl += r % 3 == 0;
+      if (ot.me % 2 == 1) {
+        send_one(partner, r, tcs[partner], &oc);
+        OT_OK(LAPI_Waitcntr(ot.h, &oc, 1, NULL));
+      }
+    }
+  }
+  OT_CHECK(__atomic_load_n(&cmpl_runs, __ATOMIC_SEQ_CST) == expect_cmpl,
+           "completion handlers %d, want %d", cmpl_runs, expect_cmpl);
+  OT_OK(LAPI_Gfence(ot.h));
+
+  /* Phase 2: a burst around the ring, then one wait for all of it. */
+  phase2 = 1;
+  OT_OK(LAPI_Gfence(ot.h));
+  for (int r = 0; r < BURST; r++)
+    send_one(ot.tgt, r, tcs[ot.tgt], &oc);
+  OT_OK(LAPI_Waitcntr(ot.h, &tc, BURST, NULL));
+  OT_OK(LAPI_Waitcntr(ot.h, &oc, BURST, NULL));
+  for (int r = 0; r < BURST; r++) {
+    char want[DATA];
+    fill(want, r, ot.src);
+    OT_CHECK(memcmp(got_data[r], want, DATA) == 0,
+             "burst message %d", r);
+  }
+  int left = -1;
+  OT_OK(LAPI_Getcntr(ot.h, &tc, &left));
+  OT_CHECK(left == 0, "tgt_cntr %d after every wait", left);
+
+  pthread_mutex_lock(&ofi.lock);
+  unsigned long long direct = ofi.st.direct;
+  pthread_mutex_unlock(&ofi.lock);
+  const char *off = getenv("LAPI_OFI_DIRECT");
+  if (off && strcmp(off, "0") == 0)
+    OT_CHECK(direct == 0, "%llu direct deliveries though turned off",
+             direct);
+  else if (partner < ot.n) /* the ping-pong: our wait reads each one */
+    OT_CHECK(direct > 0, "no direct delivery in polling mode");
+  fprintf(stderr, "task %d: %llu messages delivered directly\n", ot.me,
+          direct);
+  free(tcs);
+  return ot_finish("ofi_direct");
+}
