@@ -24,6 +24,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
@@ -375,6 +376,8 @@ struct ofi_peer {
   int in_asked;
   uint64_t in_seen[OFI_NOFIN_WINDOW / 64]; /* arrived, by seq, >= in_base */
   uint64_t in_end[OFI_NOFIN_WINDOW / 64];  /* completed, likewise */
+
+  int cma_pid;               /* its pid once CMA toward it worked */
 };
 
 struct ofi_stats {
@@ -384,6 +387,7 @@ struct ofi_stats {
   uint64_t eagain;           /* -FI_EAGAIN retries */
   uint64_t eager, rma, pull; /* transfers by protocol (sink side) */
   uint64_t reads;            /* RMA read operations */
+  uint64_t cma_reads;        /* of them, process_vm_readv calls (ofi_cma.c) */
   uint64_t dropped[OFI_BAD_N]; /* bad_pkts by class (STALE: stale_pkts) */
 };
 
@@ -412,6 +416,8 @@ struct ofi_state {
   uint64_t mr_mode;
   int has_rma;
   int fin_always;            /* LAPI_OFI_FIN_ALWAYS: no no-FIN messages */
+  int cma;                   /* RMA reads by cross-memory attach, job-wide
+                                (ofi_cma.c); sources register nothing */
   char prov[64];
 
   struct fi_info *info;
@@ -483,6 +489,24 @@ void ofi_bell_ring(uint peer);
 void ofi_bell_polled(int delta);
 void ofi_bell_kick(void);
 void ofi_bell_sleep(int ms, int (*poll)(void));
+
+/* ofi_cma.c: RMA reads within the host by process_vm_readv.  A card
+ * travels in the address exchange: pid 0 means no CMA toward us. */
+#define OFI_CMA_IOV 1024     /* pieces a side per call (the kernel's
+                                UIO_MAXIOV) */
+struct ofi_cma_card {
+  uint64_t pid;
+  uint64_t probe_addr;       /* a word of ours peers read ... */
+  uint64_t probe_val;        /* ... and find this in */
+};
+int ofi_cma_wanted(void);    /* shm, and LAPI_OFI_CMA is not 0 */
+void ofi_cma_card(struct ofi_cma_card *mine);
+/* 1 if CMA toward peer works (its pid is kept), else 0 (logged). */
+int ofi_cma_probe(uint peer, const struct ofi_cma_card *c);
+/* Reads the bytes of r[0..nr) of peer into l[0..nl) (the arrays are
+ * consumed); 0, or -errno (EFAULT, ESRCH, EPERM ...). */
+int ofi_cma_read(uint peer, struct iovec *l, size_t nl, struct iovec *r,
+                 size_t nr, size_t bytes);
 
 /* ofi_progress.c */
 int ofi_tp_progress(struct lapi_hndl *h);
