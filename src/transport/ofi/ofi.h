@@ -16,6 +16,7 @@
  *   ofi_ack.c      acknowledgements of messages sent without a FIN
  *   ofi_sink.c     arrivals: header handlers, eager data, RMA reads and
  *                  the pipelined packed path, completion
+ *   ofi_cma.c      RMA reads within the host by process_vm_readv
  *   ofi_wire.c     packet layouts, checks and vector descriptions
  */
 #ifndef LAPI_OFI_H

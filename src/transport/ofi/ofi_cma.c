@@ -18,6 +18,10 @@
  * process); a second all-gather makes the use job-wide, so a source
  * knows whether the sink will read it by CMA or through libfabric.
  * LAPI_OFI_CMA=0 in any CG turns it off for the job.
+ *
+ * Test hook LAPI_OFI_TEST_CMA_FAULT=N: every Nth read has its last remote
+ * piece moved to an unmapped address, so the kernel copies the pieces
+ * before it (a partial read, continued) and then fails with EFAULT.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,6 +35,7 @@
 
 /* The word peers read to prove CMA works toward us. */
 static volatile uint64_t probe_word;
+static long fault_every, fault_count; /* the test hook */
 
 int ofi_cma_wanted(void)
 {
@@ -43,6 +48,9 @@ int ofi_cma_wanted(void)
 void ofi_cma_card(struct ofi_cma_card *mine)
 {
   memset(mine, 0, sizeof *mine);
+  const char *f = getenv("LAPI_OFI_TEST_CMA_FAULT");
+  fault_every = f ? strtol(f, NULL, 10) : 0;
+  fault_count = 0;
   if (!ofi_cma_wanted())
     return; /* pid 0: nobody probes us */
   struct timespec ts;
@@ -93,6 +101,8 @@ int ofi_cma_read(uint peer, struct iovec *l, size_t nl, struct iovec *r,
                  size_t nr, size_t bytes)
 {
   pid_t pid = ofi.peers[peer].cma_pid;
+  if (fault_every > 0 && ++fault_count % fault_every == 0 && nr > 0)
+    r[nr - 1].iov_base = (void *)(uintptr_t)8; /* page 0: never mapped */
   while (bytes > 0) {
     ssize_t n = process_vm_readv(pid, l, nl, r, nr, 0);
     if (n < 0) {
