@@ -957,8 +957,10 @@ static void issue_cma(struct ofi_xfer *x)
       .absolute = 1, .fast = 0,
     };
     gather(x, &run);
-    if (run.bytes == 0)
-      break; /* cannot happen after the checks of the RTS */
+    if (run.bytes == 0) { /* cannot happen after the checks of the RTS */
+      read_failed(x, "the source or the destination ends before the data");
+      return;
+    }
     for (size_t i = 0; i < run.nr; i++) {
       r[i].iov_base = (void *)(uintptr_t)rr[i].addr;
       r[i].iov_len = (size_t)rr[i].len;
@@ -975,10 +977,8 @@ static void issue_cma(struct ofi_xfer *x)
   }
   if (x->done >= x->want)
     finish(x);
-  else if (x->issued < x->want)
-    ready_add(x);
   else
-    read_failed(x, "the source's segments end before the data");
+    ready_add(x);
 }
 
 static int issue_pull(struct ofi_xfer *x, int stream, size_t total)
