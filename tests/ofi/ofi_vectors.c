@@ -12,8 +12,58 @@
  * layout; every byte of the touched region is compared with what the
  * vector rules say (stream bytes inside the pieces, guard bytes around
  * them and past the shorter side), and every counter is waited on.
+ *
+ * Built a second time as ofi_vectors_wb (white box, lapi_static) with
+ * OFI_VECTORS_WB: with OFI_TEST_CMA=used the job must have made RMA
+ * reads by cross-memory attach (ofi_cma.c), with OFI_TEST_CMA=unused RMA
+ * reads and none of them by CMA, so each test proves its path ran.
+ * Where CMA cannot work (ptrace rules, Yama) "used" exits 77: skipped.
  */
 #include "ofi_test.h"
+
+#ifdef OFI_VECTORS_WB
+#include <string.h>
+
+#include "transport/ofi/ofi.h"
+
+static uint64_t job_sum(uint64_t mine)
+{
+  void **tab = ot_addrs((void *)(uintptr_t)mine);
+  uint64_t s = 0;
+  for (int t = 0; t < ot.n; t++)
+    s += (uint64_t)(uintptr_t)tab[t];
+  free(tab);
+  return s;
+}
+
+/* 1 if the test is to be skipped (CMA wanted, not usable here). */
+static int check_read_path(void)
+{
+  const char *want = getenv("OFI_TEST_CMA");
+  if (want == NULL)
+    return 0;
+  pthread_mutex_lock(&ofi.lock);
+  uint64_t reads = ofi.st.reads, cma = ofi.st.cma_reads;
+  int on = ofi.cma; /* the same in every task */
+  pthread_mutex_unlock(&ofi.lock);
+  if (strcmp(want, "used") == 0 && !on) {
+    if (ot.me == 0)
+      printf("ofi_vectors: cross-memory attach is not usable here: "
+             "SKIP\n");
+    return 1;
+  }
+  reads = job_sum(reads);
+  cma = job_sum(cma);
+  if (strcmp(want, "used") == 0)
+    OT_CHECK(cma > 0, "no RMA read went by CMA (%llu reads)",
+             (unsigned long long)reads);
+  else
+    OT_CHECK(reads > 0 && cma == 0, "%llu RMA reads, %llu by CMA: want "
+             "some, none by CMA", (unsigned long long)reads,
+             (unsigned long long)cma);
+  return 0;
+}
+#endif
 
 #define ARENA (4u << 20)
 #define MAXS 20000
@@ -271,5 +321,11 @@ int main(void)
   free(put_cntrs);
   free(get_cntrs);
   free(arenas);
+#ifdef OFI_VECTORS_WB
+  int skip = check_read_path();
+  int rc = ot_finish("ofi_vectors");
+  return rc == 0 && skip ? 77 : rc;
+#else
   return ot_finish("ofi_vectors");
+#endif
 }

@@ -16,6 +16,7 @@
  *   ofi_ack.c      acknowledgements of messages sent without a FIN
  *   ofi_sink.c     arrivals: header handlers, eager data, RMA reads and
  *                  the pipelined packed path, completion
+ *   ofi_cma.c      RMA reads within the host by process_vm_readv
  *   ofi_wire.c     packet layouts, checks and vector descriptions
  */
 #ifndef LAPI_OFI_H
@@ -24,6 +25,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
@@ -392,6 +394,8 @@ struct ofi_peer {
   int in_asked;
   uint64_t in_seen[OFI_NOFIN_WINDOW / 64]; /* arrived, by seq, >= in_base */
   uint64_t in_end[OFI_NOFIN_WINDOW / 64];  /* completed, likewise */
+
+  int cma_pid;               /* its pid once CMA toward it worked */
 };
 
 struct ofi_stats {
@@ -401,6 +405,7 @@ struct ofi_stats {
   uint64_t eagain;           /* -FI_EAGAIN retries */
   uint64_t eager, rma, pull; /* transfers by protocol (sink side) */
   uint64_t reads;            /* RMA read operations */
+  uint64_t cma_reads;        /* of them, process_vm_readv calls (ofi_cma.c) */
   uint64_t direct;           /* SHORTs run by their poller (ofi_direct.c) */
   uint64_t dropped[OFI_BAD_N]; /* bad_pkts by class (STALE: stale_pkts) */
 };
@@ -431,6 +436,8 @@ struct ofi_state {
   int has_rma;
   int direct;                /* LAPI_OFI_DIRECT: ofi_direct.c on */
   int fin_always;            /* LAPI_OFI_FIN_ALWAYS: no no-FIN messages */
+  int cma;                   /* RMA reads by cross-memory attach, job-wide
+                                (ofi_cma.c); sources register nothing */
   char prov[64];
 
   struct fi_info *info;
@@ -503,6 +510,24 @@ void ofi_bell_polled(int delta);
 void ofi_bell_wake_self(void);
 void ofi_bell_kick(void);
 void ofi_bell_sleep(int ms, int (*poll)(void));
+
+/* ofi_cma.c: RMA reads within the host by process_vm_readv.  A card
+ * travels in the address exchange: pid 0 means no CMA toward us. */
+#define OFI_CMA_IOV 1024     /* pieces a side per call (the kernel's
+                                UIO_MAXIOV) */
+struct ofi_cma_card {
+  uint64_t pid;
+  uint64_t probe_addr;       /* a word of ours peers read ... */
+  uint64_t probe_val;        /* ... and find this in */
+};
+int ofi_cma_wanted(void);    /* shm, and LAPI_OFI_CMA is not 0 */
+void ofi_cma_card(struct ofi_cma_card *mine);
+/* 1 if CMA toward peer works (its pid is kept), else 0 (logged). */
+int ofi_cma_probe(uint peer, const struct ofi_cma_card *c);
+/* Reads the bytes of r[0..nr) of peer into l[0..nl) (the arrays are
+ * consumed); 0, or -errno (EFAULT, ESRCH, EPERM ...). */
+int ofi_cma_read(uint peer, struct iovec *l, size_t nl, struct iovec *r,
+                 size_t nr, size_t bytes);
 
 /* ofi_progress.c */
 int ofi_tp_progress(struct lapi_hndl *h);

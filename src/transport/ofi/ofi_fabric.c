@@ -27,6 +27,8 @@
 #include "transport/ofi/ofi_shm_sweep.h"
 
 #define ADDR_REC 256 /* bytes per CG in the address all-gather */
+/* ... followed by its CMA card (ofi_cma.c) */
+#define CARD_REC (ADDR_REC + sizeof(struct ofi_cma_card))
 
 struct ofi_state ofi = {.lock = PTHREAD_MUTEX_INITIALIZER, .wait_fd = -1,
                         .kick_fd = -1, .tpc = 1};
@@ -212,6 +214,17 @@ static int provider_up(struct lapi_boot *b)
     ofi.buf_size = ofi.max_msg;
   if (ofi.max_read > ofi.max_msg)
     ofi.max_read = ofi.max_msg;
+  ofi.chunk = ofi.buf_size - sizeof(struct ofi_data);
+  size_t room = ofi.buf_size - sizeof(struct ofi_rts) - LAPI_AM_MAX_UHDR -
+                OFI_DESC_HEAD - 16;
+  if (ofi.eager_limit > room)
+    ofi.eager_limit = room;
+  return LAPI_SUCCESS;
+}
+
+/* How the sink reads, once the provider and CMA are known. */
+static void read_defaults(void)
+{
   /* shm copies a read of one remote piece inline, in the reader's call
    * (one process_vm_readv), but hands one of several remote pieces to
    * the owner, whose progress copies it through bounce buffers and
@@ -221,19 +234,17 @@ static int provider_up(struct lapi_boot *b)
    * ~30% more than four per read). */
   if (ofi.fast_read == SIZE_MAX)
     ofi.fast_read = strcmp(ofi.prov, "shm") == 0 ? 8192 : 0;
-  /* shm: pieces under 8 KiB go packed.  Read several to a read, they
-   * take shm's slow path above; one to a read, a system call each; the
-   * packed path (pack, one CMA copy per 64 KiB packet, unpack) moved
+  /* shm, libfabric reads: pieces under 8 KiB go packed.  Read several
+   * to a read, they take shm's slow path above; one to a read, a system
+   * call each; the packed path (pack, one CMA copy per 64 KiB packet, unpack) moved
    * 1 MiB in 4 KiB blocks at 1.6-2.4x the rate (medians of alternating
-   * runs; 16 KiB pieces read by RMA stay ahead of packing them). */
+   * runs; 16 KiB pieces read by RMA stay ahead of packing them).
+   * Reads by CMA (ofi_cma.c) take up to 1024 pieces a side in one
+   * system call and never involve the owner: 4 KiB pieces read so
+   * outran packing them 2-3x (docs/PROTOCOL.md, RMA rendezvous). */
   if (ofi.min_rma_block == 0)
-    ofi.min_rma_block = strcmp(ofi.prov, "shm") == 0 ? 8192 : 2048;
-  ofi.chunk = ofi.buf_size - sizeof(struct ofi_data);
-  size_t room = ofi.buf_size - sizeof(struct ofi_rts) - LAPI_AM_MAX_UHDR -
-                OFI_DESC_HEAD - 16;
-  if (ofi.eager_limit > room)
-    ofi.eager_limit = room;
-  return LAPI_SUCCESS;
+    ofi.min_rma_block = ofi.cma ? 4096
+                        : strcmp(ofi.prov, "shm") == 0 ? 8192 : 2048;
 }
 
 static int fab_fail(const char *what, int rc)
@@ -305,23 +316,52 @@ static int open_objects(void)
   return LAPI_SUCCESS;
 }
 
+/* CMA toward every peer (ofi_cma.c): each CG probes its peers with the
+ * cards of the address exchange, then the job agrees, so that sources
+ * and sinks take the same path.  A failed agreement leaves it off. */
+static void cma_agree(struct lapi_boot *b, const unsigned char *all,
+                      const struct ofi_cma_card *mine)
+{
+  uint64_t ok = mine->pid != 0;
+  for (uint t = 0; t < ofi.ntasks && ok; t++) {
+    struct ofi_cma_card c;
+    memcpy(&c, all + (size_t)CARD_REC * t + ADDR_REC, sizeof c);
+    if (t != ofi.me && !ofi_cma_probe(t, &c))
+      ok = 0;
+  }
+  uint64_t *votes = malloc(sizeof *votes * ofi.ntasks);
+  if (votes == NULL || b->allgather(b, &ok, sizeof ok, votes) != 0)
+    ok = 0;
+  for (uint t = 0; t < ofi.ntasks && ok; t++)
+    ok = votes[t] == 1;
+  free(votes);
+  ofi.cma = (int)ok;
+  if (ofi_cma_wanted())
+    LAPI_LOG(LAPI_LOG_INFO, "ofi: RMA reads by %s", ok ? "cross-memory "
+             "attach (process_vm_readv)" : "libfabric (CMA not usable "
+             "toward every core group)");
+}
+
 static int exchange(struct lapi_boot *b)
 {
-  unsigned char mine[ADDR_REC];
+  unsigned char mine[CARD_REC];
   memset(mine, 0, sizeof mine);
+  struct ofi_cma_card card;
+  ofi_cma_card(&card);
+  memcpy(mine + ADDR_REC, &card, sizeof card);
   size_t alen = ADDR_REC - 4;
   int rc = fi_getname(&ofi.ep->fid, mine + 4, &alen);
   if (rc)
     return fab_fail("fi_getname", rc);
   uint32_t l32 = (uint32_t)alen;
   memcpy(mine, &l32, 4);
-  unsigned char *all = malloc((size_t)ADDR_REC * ofi.ntasks);
+  unsigned char *all = malloc((size_t)CARD_REC * ofi.ntasks);
   ofi.peers = calloc(ofi.ntasks, sizeof *ofi.peers);
   if (all == NULL || ofi.peers == NULL) {
     free(all);
     return LAPI_ERR_MEMORY_EXHAUSTED;
   }
-  if (b->allgather(b, mine, ADDR_REC, all) != 0) {
+  if (b->allgather(b, mine, CARD_REC, all) != 0) {
     free(all);
     LAPI_LOG(LAPI_LOG_ASYNC, "ofi: the address exchange of the bootstrap "
              "(%s) failed: a core group did not start or cannot reach the "
@@ -330,7 +370,7 @@ static int exchange(struct lapi_boot *b)
   }
   int64_t now = ofi_now_ms();
   for (uint t = 0; t < ofi.ntasks; t++) {
-    unsigned char *rec = all + (size_t)ADDR_REC * t;
+    unsigned char *rec = all + (size_t)CARD_REC * t;
     memcpy(&l32, rec, 4);
     struct ofi_peer *p = &ofi.peers[t];
     p->credits = ofi.credits;
@@ -344,6 +384,7 @@ static int exchange(struct lapi_boot *b)
       return LAPI_ERR_NO_CONNECTIVITY;
     }
   }
+  cma_agree(b, all, &card);
   free(all);
   return LAPI_SUCCESS;
 }
@@ -379,11 +420,12 @@ static void close_all(void)
 {
   if (ofi.up)
     LAPI_LOG(LAPI_LOG_INFO, "ofi: closing; transfers received eager %llu, "
-             "RMA %llu (%llu reads), packed %llu; run by their poller %llu; "
-             "-FI_EAGAIN %llu; malformed packets dropped %llu, stale %llu; "
-             "ACKs sent %llu",
+             "RMA %llu (%llu reads, %llu by CMA), packed %llu; run by their "
+             "poller %llu; -FI_EAGAIN %llu; malformed packets dropped %llu, "
+             "stale %llu; ACKs sent %llu",
              (unsigned long long)ofi.st.eager, (unsigned long long)ofi.st.rma,
              (unsigned long long)ofi.st.reads,
+             (unsigned long long)ofi.st.cma_reads,
              (unsigned long long)ofi.st.pull,
              (unsigned long long)ofi.st.direct,
              (unsigned long long)ofi.st.eagain,
@@ -462,6 +504,7 @@ static void close_all(void)
   ofi.tx_posted = 0;
   ofi.reads_posted = 0;
   ofi.exposed = 0;
+  ofi.cma = 0;
   ofi_bell_close();
   __atomic_store_n(&ofi.up, 0, __ATOMIC_RELEASE);
 }
@@ -481,6 +524,7 @@ static int open_endpoint(struct lapi_boot *b)
   if (rc == LAPI_SUCCESS)
     rc = exchange(b);
   if (rc == LAPI_SUCCESS) {
+    read_defaults();
     ofi_bell_attach(b);
     lapi_spin_hint_procs(b->local_size);
   }

@@ -444,8 +444,9 @@ void ofi_source_start(struct ofi_xfer *x)
 
 /* ----------------------------------------------------- source set-up */
 
-/* Register the pieces of x->src for RMA reads; 0 if the sink may read
- * them, -1 to use the packed path instead. */
+/* Register the pieces of x->src for RMA reads (by CMA: only described,
+ * ofi_cma.c); 0 if the sink may read them, -1 to use the packed path
+ * instead. */
 static int rma_prepare(struct ofi_xfer *x)
 {
   const lapi_vec_t *v = x->src;
@@ -462,12 +463,12 @@ static int rma_prepare(struct ofi_xfer *x)
     if (x->mrs == NULL || x->segs == NULL)
       return -1;
     void *base = (void *)lapi_vec_stride_base(v);
-    if (ofi_mr_reg(base, extent, FI_REMOTE_READ, &x->mrs[0]))
+    if (!ofi.cma && ofi_mr_reg(base, extent, FI_REMOTE_READ, &x->mrs[0]))
       return -1;
     x->nmr = 1;
     x->segs[0].addr = (uint64_t)(uintptr_t)base;
     x->segs[0].len = extent;
-    x->segs[0].key = fi_mr_key(x->mrs[0]);
+    x->segs[0].key = ofi.cma ? 0 : fi_mr_key(x->mrs[0]);
     x->nseg = 1;
     x->strided_rma = 1;
     return 0;
@@ -487,12 +488,13 @@ static int rma_prepare(struct ofi_xfer *x)
   for (uint i = 0; i < v->num_vecs; i++) {
     if (v->len[i] == 0)
       continue;
-    if (ofi_mr_reg(v->info[i], v->len[i], FI_REMOTE_READ, &x->mrs[x->nmr]))
+    if (!ofi.cma &&
+        ofi_mr_reg(v->info[i], v->len[i], FI_REMOTE_READ, &x->mrs[x->nmr]))
       return -1;
     struct ofi_seg *s = &x->segs[x->nmr];
     s->addr = (uint64_t)(uintptr_t)v->info[i];
     s->len = v->len[i];
-    s->key = fi_mr_key(x->mrs[x->nmr]);
+    s->key = ofi.cma ? 0 : fi_mr_key(x->mrs[x->nmr]);
     x->nmr++;
   }
   x->nseg = x->nmr;
@@ -521,8 +523,10 @@ static void choose_mode(struct ofi_xfer *x)
   }
   if (rma_prepare(x) == 0) {
     x->mode = OFI_MODE_RMA;
-    x->exposed = 1;
-    ofi.exposed++;
+    /* Read by CMA (ofi.cma, ofi_cma.c) it needs no progress of ours:
+     * not counted, so an idle progress thread may sleep. */
+    x->exposed = !ofi.cma;
+    ofi.exposed += x->exposed;
     return;
   }
   rma_unprepare(x);

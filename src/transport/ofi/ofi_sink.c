@@ -772,6 +772,8 @@ static void read_put(struct ofi_read *rd)
   ofi.nrd_spare++;
 }
 
+static void read_failed(struct ofi_xfer *x, const char *what);
+
 void ofi_on_read_done(struct ofi_read *rd, int err)
 {
   struct ofi_xfer *x = ofi_xfer_find(rd->xid);
@@ -786,19 +788,7 @@ void ofi_on_read_done(struct ofi_read *rd, int err)
     return;
   x->inflight--;
   if (err) {
-    char why[160];
-    snprintf(why, sizeof why, "an RMA read from task %u failed: %s",
-             x->task, fi_strerror(err));
-    ofi_report(x->h, LAPI_ERR_RECV_INCOMP, x->kind == OFI_K_GETREPLY
-                                                ? GET_ERR : PUT_ERR,
-               x->task, why);
-    if (x->kind == OFI_K_GETREPLY) {
-      ofi_send_fin(x->peer, ofi_key(x), x->src_xfer,
-                   LAPI_ERR_RECV_INCOMP);
-      ofi_sink_fail(x, LAPI_ERR_RECV_INCOMP);
-    } else {
-      sink_fin_free(x, LAPI_ERR_RECV_INCOMP);
-    }
+    read_failed(x, fi_strerror(err));
     return;
   }
   x->done += bytes;
@@ -836,15 +826,107 @@ static void radvance(struct ofi_xfer *x, uint64_t n, uint64_t left)
   x->rseg_off = 0;
 }
 
+/* A read's pieces, gathered at the read cursor. */
+struct read_run {
+  struct iovec *l;           /* local pieces ... */
+  struct fi_rma_iov *r;      /* ... and remote ones */
+  size_t lmax, rmax;         /* room */
+  int absolute;              /* remote addresses as they are (else by
+                                the offset in their registration) */
+  size_t fast;               /* ofi.fast_read, or 0 */
+  size_t nl, nr, bytes;      /* gathered */
+};
+
+/*
+ * Moves the read cursor over the pieces of the next read.  The local and
+ * the remote side are merged separately: a run contiguous on one side
+ * extends that side's last piece, so a contiguous source read into a
+ * strided destination is one remote piece and several local ones.
+ * Shapes (run->fast, the libfabric path): once the remote piece of a
+ * read is that long, or the next one would be, the read stops before a
+ * second remote piece, so a long run goes alone (shm: copied inline by
+ * the call) and short fragments still share a read.
+ */
+static void gather(struct ofi_xfer *x, struct read_run *run)
+{
+  struct iovec *iov = run->l;
+  struct fi_rma_iov *riov = run->r;
+  size_t bytes = 0, nl = 0, nr = 0;
+  while (x->issued + bytes < x->want && bytes < ofi.max_read) {
+    if (x->lcur_left == 0) {
+      void *a;
+      size_t l;
+      if (!lapi_vec_walk_next(&x->dw, x->want - x->issued - bytes, &a, &l))
+        break;
+      x->lcur = a;
+      x->lcur_left = l;
+    }
+    uint64_t raddr, rleft, key, base;
+    if (x->rstrided ? x->rseg_i >= x->rnum : x->rseg_i >= x->nrseg)
+      break; /* the source ends first (cannot happen after the checks) */
+    rpiece(x, &raddr, &rleft, &key, &base);
+    size_t n = x->lcur_left;
+    if (n > rleft)
+      n = (size_t)rleft;
+    if (n > ofi.max_read - bytes)
+      n = ofi.max_read - bytes;
+    if (n > x->want - x->issued - bytes)
+      n = x->want - x->issued - bytes;
+    uint64_t roff_addr = run->absolute ? raddr : raddr - base;
+    int lcat = nl > 0 &&
+               (char *)iov[nl - 1].iov_base + iov[nl - 1].iov_len == x->lcur;
+    int rcat = nr > 0 && riov[nr - 1].key == key &&
+               riov[nr - 1].addr + riov[nr - 1].len == roff_addr;
+    if ((!lcat && nl == run->lmax) || (!rcat && nr == run->rmax))
+      break;
+    if (!rcat && nr == 1 && run->fast &&
+        (riov[0].len >= run->fast || rleft >= run->fast))
+      break; /* a long remote run: a read of its own */
+    if (lcat) {
+      iov[nl - 1].iov_len += n;
+    } else {
+      iov[nl].iov_base = x->lcur;
+      iov[nl].iov_len = n;
+      nl++;
+    }
+    if (rcat) {
+      riov[nr - 1].len += n;
+    } else {
+      riov[nr].addr = roff_addr;
+      riov[nr].len = n;
+      riov[nr].key = key;
+      nr++;
+    }
+    bytes += n;
+    x->lcur = (char *)x->lcur + n;
+    x->lcur_left -= n;
+    radvance(x, n, rleft);
+  }
+  run->nl = nl;
+  run->nr = nr;
+  run->bytes = bytes;
+}
+
+/* An RMA read failed (its completion, or the CMA call): the transfer
+ * fails with LAPI_ERR_RECV_INCOMP and the error handler hears why. */
+static void read_failed(struct ofi_xfer *x, const char *what)
+{
+  char why[160];
+  snprintf(why, sizeof why, "an RMA read from task %u failed: %s",
+           x->task, what);
+  ofi_report(x->h, LAPI_ERR_RECV_INCOMP, x->kind == OFI_K_GETREPLY
+                                              ? GET_ERR : PUT_ERR,
+             x->task, why);
+  if (x->kind == OFI_K_GETREPLY) {
+    ofi_send_fin(x->peer, ofi_key(x), x->src_xfer, LAPI_ERR_RECV_INCOMP);
+    ofi_sink_fail(x, LAPI_ERR_RECV_INCOMP);
+  } else {
+    sink_fin_free(x, LAPI_ERR_RECV_INCOMP);
+  }
+}
+
 /*
  * Post one read; 0 posted, -FI_EAGAIN, other < 0 failed, 1 nothing to do.
- * The local and the remote side are merged separately: a run contiguous
- * on one side extends that side's last piece, so a contiguous source
- * read into a strided destination is one remote piece and several local
- * ones.  Shapes (ofi.fast_read): once the remote piece of a read is that
- * long, or the next one would be, the read stops before a second remote
- * piece, so a long run goes alone (shm: copied inline by this call) and
- * short fragments still share a read.
  */
 static int issue_read(struct ofi_xfer *x)
 {
@@ -859,66 +941,19 @@ static int issue_read(struct ofi_xfer *x)
   void *lcur = x->lcur;
   size_t lcur_left = x->lcur_left;
   uint64_t ri = x->rseg_i, roff = x->rseg_off;
-  size_t bytes = 0;
-  size_t nl = 0, nr = 0;
-  while (x->issued + bytes < x->want && bytes < ofi.max_read) {
-    if (x->lcur_left == 0) {
-      void *a;
-      size_t l;
-      if (!lapi_vec_walk_next(&x->dw, x->want - x->issued - bytes, &a, &l))
-        break;
-      x->lcur = a;
-      x->lcur_left = l;
-    }
-    uint64_t raddr, rleft, key, base;
-    if (x->rstrided ? x->rseg_i >= x->rnum : x->rseg_i >= x->nrseg)
-      break; /* the source ends first (cannot happen after the checks) */
-    rpiece(x, &raddr, &rleft, &key, &base);
-    size_t run = x->lcur_left;
-    if (run > rleft)
-      run = (size_t)rleft;
-    if (run > ofi.max_read - bytes)
-      run = ofi.max_read - bytes;
-    if (run > x->want - x->issued - bytes)
-      run = x->want - x->issued - bytes;
-    uint64_t roff_addr = (ofi.mr_mode & FI_MR_VIRT_ADDR) ? raddr
-                                                         : raddr - base;
-    int lcat = nl > 0 &&
-               (char *)iov[nl - 1].iov_base + iov[nl - 1].iov_len == x->lcur;
-    int rcat = nr > 0 && riov[nr - 1].key == key &&
-               riov[nr - 1].addr + riov[nr - 1].len == roff_addr;
-    if ((!lcat && nl == ofi.iov_limit) ||
-        (!rcat && nr == ofi.rma_iov_limit))
-      break;
-    if (!rcat && nr == 1 && ofi.fast_read &&
-        (riov[0].len >= ofi.fast_read || rleft >= ofi.fast_read))
-      break; /* a long remote run: a read of its own */
-    if (lcat) {
-      iov[nl - 1].iov_len += run;
-    } else {
-      iov[nl].iov_base = x->lcur;
-      iov[nl].iov_len = run;
-      desc[nl] = NULL;
-      nl++;
-    }
-    if (rcat) {
-      riov[nr - 1].len += run;
-    } else {
-      riov[nr].addr = roff_addr;
-      riov[nr].len = run;
-      riov[nr].key = key;
-      nr++;
-    }
-    bytes += run;
-    x->lcur = (char *)x->lcur + run;
-    x->lcur_left -= run;
-    radvance(x, run, rleft);
-  }
+  struct read_run run = {
+    .l = iov, .r = riov, .lmax = ofi.iov_limit, .rmax = ofi.rma_iov_limit,
+    .absolute = (ofi.mr_mode & FI_MR_VIRT_ADDR) != 0, .fast = ofi.fast_read,
+  };
+  gather(x, &run);
+  size_t nl = run.nl, nr = run.nr, bytes = run.bytes;
   if (nl == 0) {
     read_put(rd);
     return 1;
   }
   int rc = 0;
+  for (size_t k = 0; k < nl; k++)
+    desc[k] = NULL;
   if (ofi.mr_mode & FI_MR_LOCAL)
     for (size_t k = 0; k < nl && rc == 0; k++) {
       if (ofi_mr_reg(iov[k].iov_base, iov[k].iov_len, FI_READ,
@@ -964,6 +999,47 @@ static int issue_read(struct ofi_xfer *x)
   return 0;
 }
 
+/*
+ * The RMA reads of x by CMA (ofi.cma): synchronous, so nothing is in
+ * flight and nothing comes to the CQ; each call takes up to OFI_CMA_IOV
+ * pieces a side and ofi.max_read bytes.  After read_window calls a
+ * transfer that is not done goes behind the others on the ready list.
+ * x may be freed (finished, failed) on return.
+ */
+static void issue_cma(struct ofi_xfer *x)
+{
+  static struct iovec l[OFI_CMA_IOV], r[OFI_CMA_IOV]; /* under ofi.lock */
+  static struct fi_rma_iov rr[OFI_CMA_IOV];
+  for (int k = 0; k < ofi.read_window && x->issued < x->want; k++) {
+    struct read_run run = {
+      .l = l, .r = rr, .lmax = OFI_CMA_IOV, .rmax = OFI_CMA_IOV,
+      .absolute = 1, .fast = 0,
+    };
+    gather(x, &run);
+    if (run.bytes == 0) { /* cannot happen after the checks of the RTS */
+      read_failed(x, "the source or the destination ends before the data");
+      return;
+    }
+    for (size_t i = 0; i < run.nr; i++) {
+      r[i].iov_base = (void *)(uintptr_t)rr[i].addr;
+      r[i].iov_len = (size_t)rr[i].len;
+    }
+    ofi.st.reads++;
+    ofi.st.cma_reads++;
+    int err = ofi_cma_read(x->peer, l, run.nl, r, run.nr, run.bytes);
+    if (err) {
+      read_failed(x, strerror(-err));
+      return;
+    }
+    x->issued += run.bytes;
+    x->done += run.bytes;
+  }
+  if (x->done >= x->want)
+    finish(x);
+  else
+    ready_add(x);
+}
+
 static int issue_pull(struct ofi_xfer *x, int stream, size_t total)
 {
   size_t n = total - x->issued;
@@ -988,6 +1064,10 @@ static int issue(struct ofi_xfer *x)
 {
   int desc = x->desc_phase;
   size_t total = desc ? x->desc_in_len : x->want;
+  if (!desc && x->use_rma && ofi.cma) {
+    issue_cma(x);
+    return 1;
+  }
   while (x->inflight < ofi.read_window && x->issued < total) {
     int rc = (!desc && x->use_rma) ? issue_read(x)
                                    : issue_pull(x, desc ? OFI_STREAM_DESC

@@ -1,0 +1,89 @@
+/*
+ * ofi_cma_fault.c - an RMA read by cross-memory attach that fails.
+ *
+ * Run over shm with LAPI_OFI_TEST_CMA_FAULT=1 (ofi_cma.c: the last remote
+ * piece of every CMA read is moved to an unmapped address).  Task 0 puts
+ * four 64 KiB pieces into task 1 with LAPI_Putv: task 1's single read of
+ * them copies the first three (a partial read that must be continued)
+ * and then fails with EFAULT.  The put must fail as a failed RMA read
+ * does: task 1's error handler hears LAPI_ERR_RECV_INCOMP, its tgt_cntr
+ * does not move, task 0's org_cntr still moves (the buffer is free
+ * again) and no task hangs; the three pieces before the bad one arrived.
+ * White box (lapi_static): where CMA cannot work it exits 77 (skipped).
+ */
+#include "ofi_test.h"
+
+#include "transport/ofi/ofi.h"
+
+#define PIECE 65536
+#define NP 4
+
+static int recv_incomp; /* atomic: LAPI_ERR_RECV_INCOMP heard */
+static unsigned char src[NP][2 * PIECE], dst[NP][2 * PIECE];
+static lapi_cntr_t tgt_cntr;
+
+static void on_error(lapi_handle_t *h, int *code, lapi_err_t *type,
+                     int *task, int *src_task)
+{
+  (void)h;
+  (void)type;
+  (void)task;
+  (void)src_task;
+  if (*code == LAPI_ERR_RECV_INCOMP)
+    __atomic_add_fetch(&recv_incomp, 1, __ATOMIC_SEQ_CST);
+}
+
+int main(void)
+{
+  ot_init(on_error, 60);
+  pthread_mutex_lock(&ofi.lock);
+  int on = ofi.cma; /* the same in every task */
+  pthread_mutex_unlock(&ofi.lock);
+  if (!on) {
+    if (ot.me == 0)
+      printf("ofi_cma_fault: cross-memory attach is not usable here: "
+             "SKIP\n");
+    return ot_finish("ofi_cma_fault") == 0 ? 77 : 1;
+  }
+  LAPI_Setcntr(ot.h, &tgt_cntr, 0);
+  void **dsts = ot_addrs(dst);
+  void **cntrs = ot_addrs(&tgt_cntr);
+  for (int k = 0; k < NP; k++)
+    for (int i = 0; i < PIECE; i++)
+      src[k][i] = (unsigned char)(k * 31 + i * 7 + 1);
+  if (ot.me == 0) {
+    void *o_info[NP], *t_info[NP];
+    ulong o_len[NP], t_len[NP];
+    unsigned char(*tdst)[2 * PIECE] = dsts[1];
+    for (int k = 0; k < NP; k++) {
+      o_info[k] = src[k];
+      t_info[k] = tdst[k];
+      o_len[k] = t_len[k] = PIECE;
+    }
+    lapi_vec_t ov = {LAPI_GEN_IOVECTOR, NP, o_info, o_len};
+    lapi_vec_t tv = {LAPI_GEN_IOVECTOR, NP, t_info, t_len};
+    lapi_cntr_t org;
+    LAPI_Setcntr(ot.h, &org, 0);
+    OT_OK(LAPI_Putv(ot.h, 1, &tv, &ov, cntrs[1], &org, NULL));
+    OT_OK(LAPI_Waitcntr(ot.h, &org, 1, NULL));
+  }
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 1) {
+    for (int tries = 0;
+         tries < 500 && !__atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST);
+         tries++)
+      usleep(10000); /* the error handler runs in MPE context */
+    OT_CHECK(__atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) == 1,
+             "LAPI_ERR_RECV_INCOMP heard %d times, want once",
+             __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST));
+    int v = -1;
+    LAPI_Getcntr(ot.h, &tgt_cntr, &v);
+    OT_CHECK(v == 0, "tgt_cntr %d after a failed put", v);
+    for (int k = 0; k < NP - 1; k++)
+      OT_CHECK(memcmp(dst[k], src[k], PIECE) == 0,
+               "piece %d before the bad one did not arrive", k);
+  }
+  free(dsts);
+  free(cntrs);
+  return ot_finish("ofi_cma_fault");
+}
