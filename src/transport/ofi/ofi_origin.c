@@ -860,6 +860,8 @@ void ofi_on_fin(const struct ofi_fin *f)
     ofi_xfer_free(x);
     return;
   }
+  if (!ok && x->kind != OFI_K_GETREPLY && ofi_status_failed(f->status))
+    ofi_remote_fail(x->h, x->kind, x->task, f->status); /* as a NAK */
   switch (x->kind) {
   case OFI_K_AM:
     lapi_am_origin_landed(x->h);
