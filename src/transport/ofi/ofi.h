@@ -287,6 +287,8 @@ struct ofi_xfer {
   compl_hndlr_t *chndlr;
   void *cinfo;
   int sent_fired;            /* org_cntr / shdlr done */
+  void *sent_item;           /* a send handler's item, reserved at the
+                                call: it cannot be lost when it fires */
   struct lapi_am_notify note; /* PUT, GET, RMW completion at the origin */
   int holds_credit;
 
