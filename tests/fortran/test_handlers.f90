@@ -140,6 +140,7 @@ program test_handlers
   integer(LAPI_LONG_LONG_TYPE) :: var64, in64(1), prev64
   integer(LAPI_ADDR_TYPE), parameter :: IDX_AM = 3, IDX_V = 4, IDX_BAD = 5
   integer :: h, ierr, me, nt, peer, from, cur, fmax, i, passed, failed
+  integer :: want_err
   integer :: uh(256), data(NB), val, dest(1), dstat(1)
   integer :: sinfo(1) = [99], gcinfo(1) = [55]
   ! LAPI writes these after the call that names them has returned.
@@ -252,12 +253,19 @@ program test_handlers
   call lapi_gfence(h, ierr)
 
   ! ---- a bad target vector: the error handler, no completion, no tgt_cntr
+  ! (between two tasks twice, both from the peer: at the target, and at
+  ! the origin from the target's FIN; one task: once, at the target)
   call lapi_amsendv(h, peer, IDX_BAD, LAPI_ADDR_NULL, 0, ovec, &
        cntrs(peer), oc, cc, ierr)
   call lapi_waitcntr(h, oc, 1, cur, ierr)
   call lapi_gfence(h, ierr)
+  want_err = merge(2, 1, nt > 1)
+  do while (err_runs < want_err)   ! the origin's report runs as an item
+    call lapi_probe(h, ierr)
+  end do
+  call lapi_gfence(h, ierr)
   call lapi_getcntr(h, tc_local, val, ierr)
-  call ok(bad_runs == 1 .and. err_runs == 1 .and. &
+  call ok(bad_runs == 1 .and. err_runs == want_err .and. &
        err_code == LAPI_ERR_TGT_VEC_TYPE .and. err_type == AM_ERR .and. &
        err_src == from, 'the Fortran error handler heard of a bad vector')
   call ok(val == 0 .and. cmpl_runs == 3, &

@@ -6,9 +6,11 @@
  * (every Mth packet buffer allocation fails).  Every task sends every
  * other task, in rounds: Amsends eager with and without a FIN, by RMA
  * rendezvous and as an Amsendv of small pieces (the packed PULL/DATA
- * path), puts, gets and rmws, with a LAPI_Fence per round.  Every byte,
- * every counter and the rmw totals are checked, and no error handler
- * runs.  Then the injection stops and the job compares, class by class
+ * path), puts, gets and rmws, with a LAPI_Fence per round; and REFUSED
+ * Amsends without a FIN (to an Addr_set index nobody filled), which the
+ * target refuses with a NAK.  Every byte, every counter and the rmw
+ * totals are checked, and the error handler runs exactly for the refused
+ * messages: once at their target, once at their origin (the NAK).  Then the injection stops and the job compares, class by class
  * (summed over all tasks), the invalid copies sent with the arrivals the
  * receivers dropped: each class was injected and every copy of a class
  * that cannot occur otherwise was dropped as that class; a DATA copy
@@ -36,7 +38,10 @@ struct uh {
 };
 
 static lapi_cntr_t am_tgt;   /* every AM to us */
-static int errors_heard;     /* atomic */
+#define REFUSED 3           /* refused Amsends per round and target */
+
+static int errors_heard;     /* atomic: any other error */
+static int refusals_heard;   /* atomic: LAPI_ERR_HDR_HNDLR_NULL */
 static int seen[MAXT][ROUNDS][K_KINDS];
 static unsigned char put_box[MAXT][ROUNDS][PUTLEN];
 static unsigned char get_src[GETLEN];
@@ -52,8 +57,11 @@ static void errh(lapi_handle_t *h, int *code, lapi_err_t *type, int *task,
                  int *src)
 {
   (void)h;
-  (void)type;
   (void)task;
+  if (*code == LAPI_ERR_HDR_HNDLR_NULL && *type == AM_ERR) {
+    __atomic_add_fetch(&refusals_heard, 1, __ATOMIC_SEQ_CST);
+    return;
+  }
   __atomic_add_fetch(&errors_heard, 1, __ATOMIC_SEQ_CST);
   fprintf(stderr, "task %d: error handler: code %d from %d\n", ot.me, *code,
           *src);
@@ -177,6 +185,12 @@ static void round_to(int t, int r, void **am_cntrs, void **boxes,
   OT_OK(LAPI_Amsend(ot.h, (uint)t, (void *)5, &u, sizeof u, small2, SMALL,
                     am_cntrs[t], NULL, NULL));
 
+  /* refused at the target (no handler under index 7): NAK */
+  static char refused[SMALL];
+  for (int k = 0; k < REFUSED; k++)
+    OT_OK(LAPI_Amsend(ot.h, (uint)t, (void *)7, NULL, 0, refused, SMALL,
+                      NULL, NULL, NULL));
+
   ot_fill(big, BIG, am_seed(ot.me, t, r, K_BIG));
   u = (struct uh){ot.me, r, K_BIG, BIG};
   OT_OK(LAPI_Amsend(ot.h, (uint)t, (void *)5, &u, sizeof u, big, BIG,
@@ -225,7 +239,7 @@ static uint64_t job_sum(uint64_t mine)
 
 static const char *const class_name[OFI_BAD_N] = {
   "other", "magic", "length", "short", "type", "sender", "handle", "ack",
-  "stale", "data", "rts",
+  "stale", "data", "rts", "nak",
 };
 
 /* Only the hook makes these: every copy must have been dropped as such. */
@@ -356,6 +370,20 @@ int main(void)
     OT_OK(LAPI_Gfence(ot.h)); /* nobody injects from here on */
     check_counts();
   }
+  /* Refusals: each heard at its target and at its origin.  The reports
+   * run as items: look until they are in (the time limit catches a
+   * missing one), then see that no more come. */
+  int want_ref = 2 * REFUSED * ROUNDS * others;
+  while (__atomic_load_n(&refusals_heard, __ATOMIC_SEQ_CST) < want_ref) {
+    LAPI_Probe(ot.h);
+    usleep(1000);
+  }
+  OT_OK(LAPI_Gfence(ot.h));
+  LAPI_Probe(ot.h);
+  OT_OK(LAPI_Gfence(ot.h));
+  OT_CHECK(__atomic_load_n(&refusals_heard, __ATOMIC_SEQ_CST) == want_ref,
+           "refusals heard %d times, want %d",
+           __atomic_load_n(&refusals_heard, __ATOMIC_SEQ_CST), want_ref);
   OT_CHECK(__atomic_load_n(&errors_heard, __ATOMIC_SEQ_CST) == 0,
            "the error handler ran");
   free(bufs);

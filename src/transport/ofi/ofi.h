@@ -58,6 +58,7 @@ enum ofi_msg_type {
   OFI_M_ACK,       /* acknowledgement of no-FIN messages (header only) */
   OFI_M_ACK_REQ,   /* asks for one once id no-FIN messages completed */
   OFI_M_SHORT,     /* an eager no-FIN Amsend in a compact header */
+  OFI_M_NAK,       /* a no-FIN message failed at its target */
   OFI_M_LAST
 };
 
@@ -108,6 +109,7 @@ enum ofi_bad {
   OFI_BAD_STALE,     /* quotes a transfer that is gone or never was */
   OFI_BAD_DATA,      /* DATA outside what was pulled */
   OFI_BAD_RTS,       /* RTS fields or sizes wrong */
+  OFI_BAD_NAK,       /* NAK of a message not awaited, or not a failure */
   OFI_BAD_N
 };
 
@@ -204,6 +206,15 @@ struct ofi_fin {
   int32_t pad;
 };
 
+/* A no-FIN message (eager AM or put) the target refused or found
+ * malformed: what a FIN's status would have said.  Sent before the
+ * message counts as completed (ofi_ack.c). */
+struct ofi_nak {
+  struct ofi_hdr h;   /* id = the message's seq; hndl = the origin's key */
+  int32_t status;     /* a LAPI error code */
+  uint32_t kind;      /* OFI_K_AM or OFI_K_PUT */
+};
+
 /* Vector descriptions (desc): u32 vec_type, u32 num_vecs, then
  *   IOVECTOR, GENERIC  num_vecs pairs {u64 addr, u64 len}
  *   STRIDED            u64 base, u64 block, u64 stride
@@ -295,6 +306,8 @@ struct ofi_xfer {
   compl_hndlr_t *chndlr;
   void *cinfo;
   int sent_fired;            /* org_cntr / shdlr done */
+  void *sent_item;           /* a send handler's item, reserved at the
+                                call: it cannot be lost when it fires */
   struct lapi_am_notify note; /* PUT, GET, RMW completion at the origin */
   int holds_credit;
 
@@ -386,6 +399,7 @@ struct ofi_peer {
   int nf_asking;             /* it is not answered yet */
   uint32_t nf_watched;       /* nf_acked at the watchdog's last look */
   struct lapi_hndl **nf_hndl; /* by seq % window: whose Fence waits */
+  uint64_t nf_naked[OFI_NOFIN_WINDOW / 64]; /* NAK heard, by seq */
   /* No-FIN messages it sent us. */
   uint32_t in_done;          /* completed */
   uint32_t in_base;          /* all below this completed */
@@ -408,6 +422,9 @@ struct ofi_stats {
   uint64_t cma_reads;        /* of them, process_vm_readv calls (ofi_cma.c) */
   uint64_t direct;           /* SHORTs run by their poller (ofi_direct.c) */
   uint64_t dropped[OFI_BAD_N]; /* bad_pkts by class (STALE: stale_pkts) */
+  uint64_t naks_sent;        /* no-FIN messages that failed here */
+  uint64_t remote_fails;     /* ours that failed at the target (NAK, or
+                                a FIN with a failure status) */
 };
 
 struct ofi_owed;
@@ -565,6 +582,7 @@ int ofi_send_small(uint peer, const void *pkt, size_t len);
  * gone (LAPI_ERR_MEMORY_EXHAUSTED), never silently dropped. */
 void ofi_owe_pull(const struct ofi_pull *p);
 void ofi_owe_launch(struct ofi_xfer *x);
+void ofi_owe_nak(uint peer, const struct ofi_nak *n); /* ofi_nak_post */
 void ofi_owed_free(void);
 
 /* ofi_fault.c: test hooks, off unless their variables are set */
@@ -633,9 +651,25 @@ int ofi_ack_in(const struct ofi_hdr *hd);
 int ofi_nofin_arrived(uint peer, uint32_t seq);
 void ofi_nofin_end(uint peer, uint32_t seq);
 void ofi_on_ack_req(const struct ofi_hdr *hd);
+/* The no-FIN message numbered seq from peer failed here with status
+ * (kind: OFI_K_AM or OFI_K_PUT; hndl: its handle key): NAK, then it
+ * counts as completed (instead of ofi_nofin_end). */
+void ofi_nofin_fail(uint peer, uint16_t hndl, uint32_t seq, int kind,
+                    int status);
+/* Posts a NAK to peer and ends its message; 0, or -1: no buffer yet. */
+int ofi_nak_post(uint peer, const struct ofi_nak *n);
+/* Our message to task failed there with code (NAK or FIN status). */
+void ofi_remote_fail(struct lapi_hndl *h, int kind, uint task, int code);
 void ofi_ack_free(void);
 int ofi_tp_flush(struct lapi_hndl *h); /* the tp op; takes ofi.lock */
 void ofi_tp_sync(void);                /* the tp op; takes ofi.lock */
+
+/* A target's status the origin must hear of: a purge is the target's
+ * own decision (LAPI_Purge_totask), not a failure of the message. */
+static inline int ofi_status_failed(int status)
+{
+  return status != LAPI_SUCCESS && status != LAPI_ERR_TGT_PURGED;
+}
 
 /* ofi_hdl.c: handler addresses as (module, offset) */
 uint64_t ofi_hdl_encode(uint64_t hdr_hdl, uint32_t *module);

@@ -29,11 +29,39 @@
  * over the window (one stuck in a handler while many others passed) is
  * sent with a FIN.  Only in process mode (one task per CG): CPE tasks'
  * fences wait through paths that do not ask, so they keep the FIN.
+ *
+ * A no-FIN message that fails at the target (refused: handle not open,
+ * no header handler, a target vector that does not fit, memory; or
+ * malformed) is answered by a NAK {seq, status, kind} before it counts
+ * as completed there: the origin's error handler hears the status a FIN
+ * would have carried, and the count still advances (LAPI_Fence ends).
+ * The NAK is posted before the completion is counted, and packets to a
+ * peer keep their order (retry queue; an owed NAK defers the count until
+ * it is posted), so no count covering the message reaches the origin
+ * before its NAK; the NAK's own counts (stamped when posted) may, so the
+ * origin takes the NAK before its counts.  The origin accepts a NAK only
+ * for a message it sent and still awaits, once (nf_naked).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "transport/ofi/ofi.h"
+
+/* Bitmaps over the window, by sequence number. */
+static int bit_get(const uint64_t *m, uint32_t seq)
+{
+  uint32_t i = seq % OFI_NOFIN_WINDOW;
+  return (int)(m[i / 64] >> (i % 64) & 1);
+}
+
+static void bit_set(uint64_t *m, uint32_t seq, int on)
+{
+  uint32_t i = seq % OFI_NOFIN_WINDOW;
+  if (on)
+    m[i / 64] |= (uint64_t)1 << (i % 64);
+  else
+    m[i / 64] &= ~((uint64_t)1 << (i % 64));
+}
 
 /* ------------------------------------------------------------ origin */
 
@@ -69,6 +97,7 @@ static void landed_upto(struct ofi_peer *p, uint32_t upto)
   while (p->nf_acked != upto) {
     struct lapi_hndl *h = p->nf_hndl[p->nf_acked % OFI_NOFIN_WINDOW];
     p->nf_hndl[p->nf_acked % OFI_NOFIN_WINDOW] = NULL;
+    bit_set(p->nf_naked, p->nf_acked, 0);
     p->nf_acked++;
     ofi.nf_unacked--;
     lapi_am_origin_landed(h);
@@ -95,6 +124,39 @@ static void send_ack_req(uint peer)
   ofi_send_small(peer, &r, sizeof r);
 }
 
+void ofi_remote_fail(struct lapi_hndl *h, int kind, uint task, int code)
+{
+  ofi.st.remote_fails++;
+  ofi_report(h, code, kind == OFI_K_PUT ? PUT_ERR : AM_ERR, task,
+             kind == OFI_K_PUT ? "a put to it failed there"
+                               : "an active message to it failed there "
+                                 "(refused, or no handler took it)");
+}
+
+/* A NAK: its message failed at the target.  -1 drops the packet. */
+static int nak_in(const struct ofi_nak *n)
+{
+  struct ofi_peer *p = &ofi.peers[n->h.src];
+  uint32_t seq = (uint32_t)n->h.id;
+  if (!ofi_status_failed(n->status) || n->status < LAPI_ERR_FIRSTCODE ||
+      n->status > LAPI_ERR_LASTCODE ||
+      (n->kind != OFI_K_AM && n->kind != OFI_K_PUT)) {
+    ofi_drop(OFI_BAD_NAK, "NAK without a failure code", n->h.src);
+    return -1;
+  }
+  if (n->h.id > UINT32_MAX || p->nf_hndl == NULL ||
+      (int32_t)(seq - p->nf_acked) < 0 || (int32_t)(seq - p->nf_next) >= 0 ||
+      bit_get(p->nf_naked, seq)) {
+    ofi_drop(OFI_BAD_NAK, "NAK of a message not sent or not awaited",
+             n->h.src);
+    return -1;
+  }
+  bit_set(p->nf_naked, seq, 1);
+  ofi_remote_fail(p->nf_hndl[seq % OFI_NOFIN_WINDOW], (int)n->kind,
+                  ofi_src_task(&n->h), n->status);
+  return 0;
+}
+
 /* The counts of a packet from hd->src; -1 if they cannot be true. */
 int ofi_ack_in(const struct ofi_hdr *hd)
 {
@@ -104,6 +166,10 @@ int ofi_ack_in(const struct ofi_hdr *hd)
     ofi_drop(OFI_BAD_ACK, "acknowledges more than was sent", hd->src);
     return -1;
   }
+  /* Before the counts: they may already cover the NAK's message. */
+  if (__builtin_expect(hd->type == OFI_M_NAK, 0) &&
+      nak_in((const struct ofi_nak *)hd) != 0)
+    return -1;
   int32_t more = (int32_t)(hd->ack_done - p->nf_done);
   if (more > 0) {
     p->nf_done = hd->ack_done;
@@ -201,21 +267,6 @@ void ofi_ack_stamp(struct ofi_hdr *hd, uint peer)
   hd->ack_seq = p->told_base = p->in_base;
 }
 
-static int bit_get(const uint64_t *m, uint32_t seq)
-{
-  uint32_t i = seq % OFI_NOFIN_WINDOW;
-  return (int)(m[i / 64] >> (i % 64) & 1);
-}
-
-static void bit_set(uint64_t *m, uint32_t seq, int on)
-{
-  uint32_t i = seq % OFI_NOFIN_WINDOW;
-  if (on)
-    m[i / 64] |= (uint64_t)1 << (i % 64);
-  else
-    m[i / 64] &= ~((uint64_t)1 << (i % 64));
-}
-
 /* An RTS numbered seq from peer: 0 if it is new and inside the window
  * (then it must end with ofi_nofin_end, whatever becomes of it). */
 int ofi_nofin_arrived(uint peer, uint32_t seq)
@@ -257,6 +308,31 @@ void ofi_nofin_end(uint peer, uint32_t seq)
     send_ack(peer);
 }
 
+void ofi_nofin_fail(uint peer, uint16_t hndl, uint32_t seq, int kind,
+                    int status)
+{
+  struct ofi_nak n;
+  ofi_hdr_init(&n.h, OFI_M_NAK, hndl, seq, sizeof n);
+  n.status = status;
+  n.kind = kind == OFI_K_PUT ? OFI_K_PUT : OFI_K_AM;
+  ofi.st.naks_sent++;
+  if (ofi_nak_post(peer, &n) != 0)
+    ofi_owe_nak(peer, &n); /* its message stays open until it is posted */
+}
+
+int ofi_nak_post(uint peer, const struct ofi_nak *n)
+{
+  struct ofi_buf *b = ofi_buf_get();
+  if (b == NULL)
+    return -1;
+  memcpy(b->mem, n, sizeof *n);
+  b->len = sizeof *n;
+  ofi_send(b, peer, 0);
+  /* After the post: every count that covers it follows the NAK. */
+  ofi_nofin_end(peer, (uint32_t)n->h.id);
+  return 0;
+}
+
 /* ACK_REQ: answer once every message numbered below id completed. */
 void ofi_on_ack_req(const struct ofi_hdr *hd)
 {
@@ -278,6 +354,11 @@ void ofi_on_ack_req(const struct ofi_hdr *hd)
 
 void ofi_ack_free(void)
 {
+  if (ofi.st.naks_sent || ofi.st.remote_fails)
+    LAPI_LOG(LAPI_LOG_INFO, "ofi: messages failed at their target: %llu "
+             "of peers' here (NAKs sent), %llu of ours there",
+             (unsigned long long)ofi.st.naks_sent,
+             (unsigned long long)ofi.st.remote_fails);
   for (uint t = 0; ofi.peers && t < ofi.ntasks; t++) {
     free(ofi.peers[t].nf_hndl);
     ofi.peers[t].nf_hndl = NULL;

@@ -86,15 +86,18 @@ int ofi_direct_take(const struct ofi_short *s, size_t len)
   return 1;
 }
 
-/* The end of a message: counted for the acknowledgement (the status is
- * not carried: as with the queue's path). */
-static void direct_end(const struct ofi_short *s, int delivered)
+/* The end of a message, as the queue's path ends it: counted for the
+ * acknowledgement, or a NAK to the origin if it failed here. */
+static void direct_end(const struct ofi_short *s, int delivered, int status)
 {
   pthread_mutex_lock(&ofi.lock);
   ofi.st.direct++;
   if (delivered)
     ofi.st.eager++;
-  ofi_nofin_end(s->h.src, (uint32_t)s->h.id);
+  if (!ofi_status_failed(status))
+    ofi_nofin_end(s->h.src, (uint32_t)s->h.id);
+  else
+    ofi_nofin_fail(s->h.src, s->h.hndl, (uint32_t)s->h.id, OFI_K_AM, status);
   pthread_mutex_unlock(&ofi.lock);
 }
 
@@ -122,7 +125,7 @@ static void direct_run(struct lapi_item *it)
     sl->retry = 1; /* queued by ofi_direct_deliver, run again later */
     return;
   case LAPI_AM_FAILED:
-    direct_end(s, 0);
+    direct_end(s, 0, d.error);
     return;
   case LAPI_AM_DISCARD:
     lapi_am_stat_recv(m.h, LAPI_TP_OFI, 0);
@@ -136,7 +139,7 @@ static void direct_run(struct lapi_item *it)
     break;
   }
   lapi_am_recv_complete(&m, &d);
-  direct_end(s, d.action == LAPI_AM_DELIVER);
+  direct_end(s, d.action == LAPI_AM_DELIVER, LAPI_SUCCESS);
 }
 
 void ofi_direct_deliver(void)

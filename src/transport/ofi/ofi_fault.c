@@ -19,6 +19,8 @@
  *   RTS     RTS whose uhdr, inline description or eager data length is 8
  *           more than the packet holds (sent without NO_FIN, so that a
  *           copy overtaking the real one cannot take its number)
+ *   NAK     NAK with status LAPI_SUCCESS, or quoting a message numbered
+ *           2^31 beyond the real one (never sent)
  * Every copy is invalid whatever arrived before it: a receiver that
  * accepted one would be wrong.  Copies are counted by class; the
  * receiver's drops are counted by the same classes (ofi_drop), so a test
@@ -76,6 +78,7 @@ static int class_fits(enum ofi_bad cls, int type)
            type == OFI_M_RMW_REPLY;
   case OFI_BAD_DATA: return type == OFI_M_DATA;
   case OFI_BAD_RTS: return type == OFI_M_RTS || type == OFI_M_SHORT;
+  case OFI_BAD_NAK: return type == OFI_M_NAK;
   case OFI_BAD_OTHER:
   case OFI_BAD_N: return 0;
   default: return 1;
@@ -144,6 +147,14 @@ static size_t mangle(unsigned char *m, size_t len, enum ofi_bad cls)
     else
       rts_overflow((struct ofi_rts *)m);
     break;
+  case OFI_BAD_NAK: {
+    struct ofi_nak *n = (struct ofi_nak *)m;
+    if (stale_flip++ % 2)
+      n->status = LAPI_SUCCESS;
+    else
+      n->h.id = (uint32_t)(n->h.id + 0x80000000u);
+    break;
+  }
   default: break;
   }
   return len;

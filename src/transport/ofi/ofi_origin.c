@@ -137,6 +137,7 @@ void ofi_xfer_free(struct ofi_xfer *x)
   ofi_vec_free(&x->rdesc);
   if (x->note.item)
     free(x->note.item); /* a completion handler that will never run */
+  free(x->sent_item); /* a send handler that had no need to */
   if (ofi.nspare < OFI_SPARE_XFERS) {
     /* a small message costs no calloc and no free at either end */
     x->next = ofi.xspare;
@@ -232,6 +233,17 @@ static void sent_run(struct lapi_item *it)
   free(s);
 }
 
+/* The item of a send handler, taken when the call is made (it fails
+ * with LAPI_ERR_MEMORY_EXHAUSTED then), so that firing it later cannot
+ * fail and move org_cntr without the handler. */
+static int sent_reserve(struct ofi_xfer *x, scompl_hndlr_t *shdlr)
+{
+  if (shdlr == NULL)
+    return LAPI_SUCCESS;
+  x->sent_item = malloc(sizeof(struct sent_item));
+  return x->sent_item ? LAPI_SUCCESS : LAPI_ERR_MEMORY_EXHAUSTED;
+}
+
 /* org_cntr of an AM (and its LAPI_Xfer send handler, in MPE context). */
 static void am_sent(struct ofi_xfer *x, int reason)
 {
@@ -242,9 +254,14 @@ static void am_sent(struct ofi_xfer *x, int reason)
     lapi_am_origin_sent(x->h, x->task, x->org_cntr, NULL, NULL, reason);
     return;
   }
-  struct sent_item *s = malloc(sizeof *s);
-  if (s == NULL) { /* the counter still moves; the handler is lost */
+  struct sent_item *s = x->sent_item; /* reserved by the call */
+  x->sent_item = NULL;
+  if (s == NULL)
+    s = malloc(sizeof *s); /* a path that did not reserve: never lost */
+  if (s == NULL) {
     lapi_am_origin_sent(x->h, x->task, x->org_cntr, NULL, NULL, reason);
+    ofi_report(x->h, LAPI_ERR_MEMORY_EXHAUSTED, INT_ERR, x->task,
+               "out of memory: a send handler could not be run");
     return;
   }
   s->h = x->h;
@@ -627,7 +644,8 @@ static int ofi_am_send(struct lapi_hndl *h, const struct lapi_tp_am *am)
     x->shdlr = am->shdlr;
     x->sinfo = am->sinfo;
     x->uhdr_len = am->uhdr_len;
-    if (am->uhdr_len) {
+    rc = sent_reserve(x, am->shdlr);
+    if (rc == LAPI_SUCCESS && am->uhdr_len) {
       x->uhdr = malloc(am->uhdr_len);
       if (x->uhdr == NULL)
         rc = LAPI_ERR_MEMORY_EXHAUSTED;
@@ -736,7 +754,9 @@ static int ofi_put(struct lapi_hndl *h, const struct lapi_tp_rma *op)
     x->kind = OFI_K_PUT;
     x->tgt_cntr = op->tgt_cntr;
     x->sent_fired = 0;
-    rc = rma_shape(x, op, &x->src, 1);
+    rc = sent_reserve(x, op->shdlr); /* should the put fail */
+    if (rc == LAPI_SUCCESS)
+      rc = rma_shape(x, op, &x->src, 1);
     if (rc == LAPI_SUCCESS)
       choose_mode(x);
   }
@@ -860,6 +880,8 @@ void ofi_on_fin(const struct ofi_fin *f)
     ofi_xfer_free(x);
     return;
   }
+  if (!ok && x->kind != OFI_K_GETREPLY && ofi_status_failed(f->status))
+    ofi_remote_fail(x->h, x->kind, x->task, f->status); /* as a NAK */
   switch (x->kind) {
   case OFI_K_AM:
     lapi_am_origin_landed(x->h);

@@ -194,7 +194,7 @@ void ofi_send(struct ofi_buf *b, uint peer, uint64_t xfer)
 
 /* ------------------------------------------------------ owed work */
 
-enum { OWED_SEND = 1, OWED_PULL, OWED_LAUNCH };
+enum { OWED_SEND = 1, OWED_PULL, OWED_LAUNCH, OWED_NAK };
 
 /* Work that found no packet buffer; small (a control packet or a PULL
  * fits), kept on ofi.owed_spare once done. */
@@ -207,7 +207,8 @@ struct ofi_owed {
   unsigned char pkt[64] __attribute__((aligned(8)));
 };
 _Static_assert(sizeof(struct ofi_pull) <= 64 && sizeof(struct ofi_fin) <= 64 &&
-                   sizeof(struct ofi_rmw_reply) <= 64,
+                   sizeof(struct ofi_rmw_reply) <= 64 &&
+                   sizeof(struct ofi_nak) <= 64,
                "an owed packet must fit struct ofi_owed's pkt");
 
 static void owe(int kind, uint peer, const void *pkt, size_t len,
@@ -253,6 +254,11 @@ void ofi_owe_launch(struct ofi_xfer *x)
   owe(OWED_LAUNCH, x->peer, NULL, 0, x->id);
 }
 
+void ofi_owe_nak(uint peer, const struct ofi_nak *n)
+{
+  owe(OWED_NAK, peer, n, sizeof *n, 0);
+}
+
 /* Each owed item once, in order; what still finds no buffer is owed
  * again (from the spare records: no allocation). */
 static void owed_retry(void)
@@ -272,6 +278,13 @@ static void owed_retry(void)
         unsigned char pkt[sizeof o->pkt] __attribute__((aligned(8)));
         memcpy(pkt, o->pkt, o->len);
         ofi_send_small(o->peer, pkt, o->len);
+        break;
+      }
+      case OWED_NAK: {
+        struct ofi_nak nak;
+        memcpy(&nak, o->pkt, sizeof nak);
+        if (ofi_nak_post(o->peer, &nak) != 0)
+          ofi_owe_nak(o->peer, &nak);
         break;
       }
       case OWED_PULL: {

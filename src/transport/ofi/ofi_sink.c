@@ -51,32 +51,38 @@ static void ready_add(struct ofi_xfer *x)
 }
 
 /* The end of an AM or put at its target: FIN, or counted for the
- * acknowledgement when the origin sent it without one. */
+ * acknowledgement when the origin sent it without one (after a NAK if
+ * it failed: the origin hears the status either way). */
 static void sink_fin_free(struct ofi_xfer *x, int status)
 {
-  if (x->no_fin)
-    ofi_nofin_end(x->peer, x->nf_seq);
-  else
+  if (x->no_fin) {
+    if (ofi_status_failed(status))
+      ofi_nofin_fail(x->peer, ofi_key(x), x->nf_seq, x->kind, status);
+    else
+      ofi_nofin_end(x->peer, x->nf_seq);
+  } else
     ofi_send_fin(x->peer, ofi_key(x), x->src_xfer, status);
   ofi_xfer_free(x);
 }
 
-/* An RTS refused before it has a record: FIN(status), or counted. */
+/* An RTS refused before it has a record: FIN(status), or NAK(status)
+ * and counted. */
 static void rts_refuse(const struct ofi_rts *r, int status)
 {
   if (r->flags & OFI_RTS_NO_FIN)
-    ofi_nofin_end(r->h.src, r->seq);
+    ofi_nofin_fail(r->h.src, r->h.hndl, r->seq, r->kind, status);
   else
     ofi_send_fin(r->h.src, r->h.hndl, r->h.id, status);
 }
 
 /* A malformed RTS: dropped, but a no-FIN one whose number was taken
- * still counts, or the origin's LAPI_Fence would wait for it forever. */
+ * still counts, or the origin's LAPI_Fence would wait for it forever,
+ * and its origin hears of it (NAK), as a FIN would have told it. */
 static void rts_bad(const struct ofi_rts *r, const char *why)
 {
   ofi_drop(OFI_BAD_RTS, why, r->h.src);
   if (r->flags & OFI_RTS_NO_FIN)
-    ofi_nofin_end(r->h.src, r->seq);
+    ofi_nofin_fail(r->h.src, r->h.hndl, r->seq, r->kind, LAPI_ERR_UNKNOWN);
 }
 
 void ofi_sink_fail(struct ofi_xfer *x, int code)
