@@ -8,6 +8,7 @@
  * are copied synchronously by the issuing (MPE) thread.  What the engines
  * model exactly is which commands a transfer needs and what each moves.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,8 +19,12 @@
  * thread counts in a block of its own (one writer: a plain load and
  * store, as crts_stat_add does for a CPE) and a snapshot sums the blocks.
  * A locked add would be worse than contended: issued right after a copy,
- * it waits until every store of the copy has drained.  Blocks live as
- * long as the process (the counts outlive their threads).
+ * it waits until every store of the copy has drained.  When a thread ends
+ * (a pthread key destructor) its counts move to mpe_shared and its block
+ * is freed, so a process that starts and ends dispatchers (LAPI_Init /
+ * LAPI_Term cycles) or helper threads keeps no block per thread it ever
+ * had.  The list is under blocks_lock: a thread joins and leaves it once,
+ * snapshots are rare, and the counting itself never takes the lock.
  */
 struct mpe_counts {
   _Atomic uint64_t ops[CRTS_STAT_KINDS];
@@ -27,9 +32,14 @@ struct mpe_counts {
   struct mpe_counts *next;
 };
 
-static _Atomic(struct mpe_counts *) mpe_blocks;
-static struct mpe_counts mpe_shared; /* a thread without a block: atomic */
+static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct mpe_counts *mpe_blocks; /* under blocks_lock */
+/* Counts of ended threads and of a thread without a block: atomic. */
+static struct mpe_counts mpe_shared;
 static __thread struct mpe_counts *mpe_mine;
+static pthread_once_t blocks_once = PTHREAD_ONCE_INIT;
+static pthread_key_t blocks_key;
+static int blocks_key_ok;
 
 static const char *const kind_names[CRTS_STAT_KINDS] = {
   [CRTS_STAT_DMA_GET] = "dma_get",
@@ -125,6 +135,36 @@ static int contiguous(size_t block, size_t nblocks, size_t pitch)
   return nblocks <= 1 || pitch == block;
 }
 
+/* The thread that owned block p ended: its counts stay, the block goes. */
+static void block_retire(void *p)
+{
+  struct mpe_counts *c = p;
+  pthread_mutex_lock(&blocks_lock);
+  for (int k = 0; k < CRTS_STAT_KINDS; k++) {
+    atomic_fetch_add_explicit(&mpe_shared.ops[k],
+                              atomic_load_explicit(&c->ops[k],
+                                                   memory_order_relaxed),
+                              memory_order_relaxed);
+    atomic_fetch_add_explicit(&mpe_shared.bytes[k],
+                              atomic_load_explicit(&c->bytes[k],
+                                                   memory_order_relaxed),
+                              memory_order_relaxed);
+  }
+  struct mpe_counts **at = &mpe_blocks;
+  while (*at && *at != c)
+    at = &(*at)->next;
+  if (*at)
+    *at = c->next;
+  pthread_mutex_unlock(&blocks_lock);
+  mpe_mine = NULL; /* a later command of this thread makes a new block */
+  free(c);
+}
+
+static void blocks_key_create(void)
+{
+  blocks_key_ok = pthread_key_create(&blocks_key, block_retire) == 0;
+}
+
 static struct mpe_counts *my_counts(void)
 {
   struct mpe_counts *c = mpe_mine;
@@ -133,13 +173,14 @@ static struct mpe_counts *my_counts(void)
   c = calloc(1, sizeof *c);
   if (c == NULL)
     return NULL;
-  struct mpe_counts *old = atomic_load_explicit(&mpe_blocks,
-                                                memory_order_relaxed);
-  do
-    c->next = old;
-  while (!atomic_compare_exchange_weak_explicit(&mpe_blocks, &old, c,
-                                                memory_order_release,
-                                                memory_order_relaxed));
+  /* Without the key the block is never freed: it still counts. */
+  pthread_once(&blocks_once, blocks_key_create);
+  if (blocks_key_ok)
+    pthread_setspecific(blocks_key, c);
+  pthread_mutex_lock(&blocks_lock);
+  c->next = mpe_blocks;
+  mpe_blocks = c;
+  pthread_mutex_unlock(&blocks_lock);
   mpe_mine = c;
   return c;
 }
@@ -415,11 +456,11 @@ static void sum_counts(struct crts_engine_stats *s, struct mpe_counts *c)
 void crts_engine_stats_mpe(struct crts_engine_stats *s)
 {
   memset(s, 0, sizeof *s);
+  pthread_mutex_lock(&blocks_lock); /* a block ending moves as a whole */
   sum_counts(s, &mpe_shared);
-  for (struct mpe_counts *c = atomic_load_explicit(&mpe_blocks,
-                                                   memory_order_acquire);
-       c; c = c->next)
+  for (struct mpe_counts *c = mpe_blocks; c; c = c->next)
     sum_counts(s, c);
+  pthread_mutex_unlock(&blocks_lock);
 }
 
 void crts_engine_stats_cpes(struct crts_engine_stats *s)

@@ -5,6 +5,7 @@
  * commands and MPE copies, and the statistics per kind.
  */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,4 +177,46 @@ Test(engine, the_mover_splits_by_the_four_byte_rule)
   cr_assert_eq(crts_engine_move(crts_cg.cpe[1].heap_limit - 4, 64, mem, 64,
                                 64, 1, "t"), -1);
   free(mem);
+}
+
+/* Commands issued by threads that have ended still count (their blocks
+ * are freed at thread exit, their counts kept), also with other threads
+ * issuing and ending at the same time. */
+static char *thread_mem;
+
+static void *issue_one(void *arg)
+{
+  int tid = (int)(intptr_t)arg;
+  for (int i = 0; i < 3; i++)
+    if (crts_engine_move(heap(tid) + 64 * i, 64, thread_mem, 64, 64, 1,
+                         "t") != 0)
+      return arg; /* counted as a failure by the joiner */
+  return NULL;
+}
+
+Test(engine, counts_of_ended_threads_stay)
+{
+  start();
+  thread_mem = aligned_alloc(64, 4096);
+  fill(thread_mem, 4096, 3);
+  struct crts_engine_stats s;
+  snapshot(&s);
+  for (int round = 0; round < 5; round++) {
+    pthread_t th[4];
+    for (int t = 0; t < 4; t++)
+      cr_assert_eq(pthread_create(&th[t], NULL, issue_one,
+                                  (void *)(intptr_t)t), 0);
+    for (int t = 0; t < 4; t++) {
+      void *rc = (void *)1;
+      cr_assert_eq(pthread_join(th[t], &rc), 0);
+      cr_assert_null(rc, "thread %d: a move failed", t);
+    }
+    /* 4 threads x 3 DMA gets of 64 bytes per round, all ended now. */
+    expect(&s, CRTS_STAT_DMA_GET, 12u * (unsigned)(round + 1),
+           12u * 64u * (unsigned)(round + 1));
+  }
+  /* This thread's own block stays as long as it runs. */
+  cr_assert_eq(crts_engine_move(heap(0), 64, thread_mem, 64, 64, 1, "t"), 0);
+  expect(&s, CRTS_STAT_DMA_GET, 61, 61 * 64);
+  free(thread_mem);
 }
