@@ -656,20 +656,38 @@ void ofi_on_data(const struct ofi_data *d, size_t len)
     ofi.st.stale_pkts++;
     return;
   }
+  /* A reference names the bytes instead of carrying them (ofi_packref.c):
+   * its length is checked like a carried chunk's. */
+  const struct ofi_data_ref *ref = NULL;
+  if (d->flags == OFI_DATA_REF && n == sizeof *ref) {
+    ref = (const struct ofi_data_ref *)(d + 1);
+    n = ref->len > SIZE_MAX ? 0 : (size_t)ref->len;
+  } else if (d->flags != 0) {
+    n = 0;
+  }
   int desc = d->stream == OFI_STREAM_DESC;
   size_t total = desc ? x->desc_in_len : x->want;
   if ((desc ? !x->desc_phase : (x->desc_phase || x->use_rma ||
                                 x->role != OFI_R_SINK)) ||
       d->stream > OFI_STREAM_DESC || n == 0 || d->offset > x->issued ||
       n > x->issued - d->offset || x->done + n > total ||
-      x->inflight <= 0) {
+      x->inflight <= 0 || (ref && desc)) {
     ofi_drop(OFI_BAD_DATA, "DATA outside what was pulled", d->h.src);
     return;
   }
-  if (desc)
+  if (ref) {
+    int rc = ofi_ref_land(x, d, ref);
+    if (rc < 0) {
+      ofi_drop(OFI_BAD_DATA, "DATA reference out of sequence", d->h.src);
+      return;
+    }
+    if (rc == 0)
+      return; /* asked again in a packet: the pull stays in flight */
+  } else if (desc) {
     memcpy(x->desc_in + d->offset, d + 1, n);
-  else
+  } else {
     lapi_vec_unpack(x->dest, d + 1, d->offset, n);
+  }
   x->inflight--;
   x->done += n;
   if (x->done < total) {
@@ -915,8 +933,12 @@ static int issue_pull(struct ofi_xfer *x, int stream, size_t total)
   ofi_hdr_init(&p.h, OFI_M_PULL, ofi_key(x), x->src_xfer, sizeof p);
   p.sink = x->id;
   p.offset = x->issued;
-  p.len = n;
-  p.stream = (uint32_t)stream;
+  p.len = (uint32_t)n;
+  p.stream = (uint16_t)stream;
+  if (stream == OFI_STREAM_DATA && ofi_ref_wanted(x)) {
+    p.flags = OFI_PULL_REF;
+    p.ref_landed = x->ref_base;
+  }
   if (ofi_send_small(x->peer, &p, sizeof p) != LAPI_SUCCESS)
     return -FI_ENOMEM;
   x->issued += n;
