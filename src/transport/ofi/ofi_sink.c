@@ -946,12 +946,30 @@ static int issue_pull(struct ofi_xfer *x, int stream, size_t total)
   return 0;
 }
 
+/* PULLs in flight per transfer: LAPI_OFI_PULL_WINDOW, by default 4 on
+ * shm (chunks unpacked from the source's stages: 4 keep both cores busy,
+ * and 64 transfers in flight fit the 256 stages; 8 ran out of stages and
+ * streamed at half the rate), else LAPI_OFI_WINDOW. */
+static int pull_window(void)
+{
+  static int setting = -1;
+  if (setting < 0) {
+    const char *s = getenv("LAPI_OFI_PULL_WINDOW");
+    int n = s && *s ? atoi(s) : 0;
+    setting = n < 0 ? 0 : n > 256 ? 256 : n;
+  }
+  if (setting)
+    return setting;
+  return strcmp(ofi.prov, "shm") == 0 ? 4 : ofi.read_window;
+}
+
 /* 1 if x has nothing more to issue now, 0 if blocked (-FI_EAGAIN). */
 static int issue(struct ofi_xfer *x)
 {
   int desc = x->desc_phase;
   size_t total = desc ? x->desc_in_len : x->want;
-  while (x->inflight < ofi.read_window && x->issued < total) {
+  int window = !desc && x->use_rma ? ofi.read_window : pull_window();
+  while (x->inflight < window && x->issued < total) {
     int rc = (!desc && x->use_rma) ? issue_read(x)
                                    : issue_pull(x, desc ? OFI_STREAM_DESC
                                                         : OFI_STREAM_DATA,
