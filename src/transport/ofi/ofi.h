@@ -16,6 +16,8 @@
  *   ofi_ack.c      acknowledgements of messages sent without a FIN
  *   ofi_sink.c     arrivals: header handlers, eager data, RMA reads and
  *                  the pipelined packed path, completion
+ *   ofi_packref.c  packed chunks by reference to the source's shared
+ *                  stage arena (shm)
  *   ofi_wire.c     packet layouts, checks and vector descriptions
  */
 #ifndef LAPI_OFI_H

@@ -225,12 +225,13 @@ static const unsigned char *peer_arena(uint peer,
     return NULL;
   char path[64];
   snprintf(path, sizeof path, "/proc/%u/fd/%u", r->pid, r->fd);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* Non-blocking: a wrong fd naming a FIFO must not stop us. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0)
     return NULL;
   struct stat st;
   void *m = MAP_FAILED;
-  if (fstat(fd, &st) == 0 && st.st_size > 0)
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
     m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
   close(fd);
   if (m == MAP_FAILED)

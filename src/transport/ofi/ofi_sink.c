@@ -18,7 +18,8 @@
  *            bytes, read_window reads in flight);
  *   packed   (no RMA, pieces under LAPI_RDV_MIN_BLOCK on either side, or
  *            registration failed) PULL requests of one chunk each, up to
- *            read_window in flight; the source packs, we unpack.
+ *            pull_window in flight; the source packs, we unpack (on shm
+ *            from its stage arena: ofi_packref.c).
  * When every byte is in: the AM's completion handler and tgt_cntr (MPE
  * item), or the put's tgt_cntr, then a FIN to the source, or for a NO_FIN
  * RTS (eager, the origin waits for nothing) a count towards the next
