@@ -17,6 +17,8 @@
  *   ofi_sink.c     arrivals: header handlers, eager data, RMA reads and
  *                  the pipelined packed path, completion
  *   ofi_cma.c      RMA reads within the host by process_vm_readv
+ *   ofi_packref.c  packed chunks by reference to the source's shared
+ *                  stage arena (shm)
  *   ofi_wire.c     packet layouts, checks and vector descriptions
  */
 #ifndef LAPI_OFI_H
@@ -39,7 +41,7 @@
 
 /* ------------------------------------------------------------- the wire */
 
-#define OFI_WIRE_MAGIC 0x4c4f4632u /* "LOF2": magic and wire version */
+#define OFI_WIRE_MAGIC 0x4c4f4633u /* "LOF3": magic and wire version */
 
 /* Sequence numbers of no-FIN messages a target tracks per origin beyond
  * the last one acknowledged in order (a wire constant: both sides). */
@@ -189,15 +191,39 @@ struct ofi_rmw_reply {
 struct ofi_pull {
   struct ofi_hdr h;   /* id = the source transfer */
   uint64_t sink;      /* the sink's transfer */
-  uint64_t offset, len;
-  uint32_t stream, pad;
+  uint64_t offset;
+  uint32_t len;       /* at most the source's chunk */
+  uint16_t stream;
+  uint16_t flags;     /* OFI_PULL_REF */
+  uint32_t ref_landed; /* REF: every staged chunk numbered below this
+                          landed (the source may reuse its stage) */
+  uint32_t pad;
 };
+
+/* The sink can read the source's memory (same host, CMA): the source may
+ * answer with a reference to the packed chunk (ofi_packref.c). */
+#define OFI_PULL_REF 1u
 
 struct ofi_data {
   struct ofi_hdr h;   /* id = the sink's transfer */
   uint64_t offset;
-  uint32_t stream, pad;
-  /* bytes follow */
+  uint32_t stream;
+  uint32_t flags;     /* OFI_DATA_REF */
+  /* bytes follow, or for OFI_DATA_REF one struct ofi_data_ref */
+};
+
+/* The chunk is not in the packet: it is packed in the source's stage
+ * arena (shared memory), where the sink unpacks it from, then says so in
+ * a later PULL's ref_landed. */
+#define OFI_DATA_REF 1u
+
+struct ofi_data_ref {
+  uint64_t off;       /* in the source's arena */
+  uint64_t len;       /* stream bytes */
+  uint32_t pid;       /* the source process */
+  uint32_t fd;        /* its arena's descriptor there */
+  uint32_t seq;       /* the transfer's staged chunk number */
+  uint32_t pad;
 };
 
 struct ofi_fin {
@@ -354,6 +380,11 @@ struct ofi_xfer {
   struct lapi_vec_walk dw;   /* read cursor in the destination */
   void *lcur;                /* rest of the current destination piece */
   size_t lcur_left;
+  uint32_t ref_base;         /* SINK: staged chunks below this landed */
+  uint64_t ref_mask[4];      /* and these above it (bit k: ref_base + k) */
+  struct ofi_stage *staged;  /* SOURCE: chunks packed for the sink to read */
+  uint32_t ref_seq;          /* SOURCE: number of the next one */
+  int nstaged;
   int desc_phase;            /* pulling the description first */
   unsigned char *desc_in;    /* pulled description */
   size_t desc_in_len, desc_got;
@@ -389,6 +420,10 @@ struct ofi_peer {
   long tx_posted;            /* our sends to it awaiting completion */
   unsigned blocked_pass;     /* retry pass in which a post got EAGAIN */
   int fail_pending;          /* a send to it failed: ofi_fail_pending */
+  int ref_off;               /* we cannot map its arena: no OFI_PULL_REF */
+  unsigned char *arena;      /* its stage arena, mapped read-only */
+  size_t arena_len;
+  uint32_t arena_pid, arena_fd;
   char fail_why[96];
 
   /* No-FIN messages we sent it (ofi_ack.c); counts modulo 2^32. */
@@ -421,6 +456,8 @@ struct ofi_stats {
   uint64_t reads;            /* RMA read operations */
   uint64_t cma_reads;        /* of them, process_vm_readv calls (ofi_cma.c) */
   uint64_t direct;           /* SHORTs run by their poller (ofi_direct.c) */
+  uint64_t ref_chunks;       /* packed chunks copied from the source's
+                                stage (sink side) */
   uint64_t dropped[OFI_BAD_N]; /* bad_pkts by class (STALE: stale_pkts) */
   uint64_t naks_sent;        /* no-FIN messages that failed here */
   uint64_t remote_fails;     /* ours that failed at the target (NAK, or
@@ -491,6 +528,9 @@ struct ofi_state {
 
   struct ofi_xfer *ready_head, *ready_tail; /* sinks with work to issue */
   struct ofi_read *rd_spare; /* finished read records kept for reuse */
+  struct ofi_stage *stage_spare; /* free stages (ofi_packref.c) */
+  unsigned char *arena;      /* our stage arena (shared memory) or NULL */
+  int arena_fd;              /* its memfd, 0 before the first use */
   int nrd_spare;
 
   /* Handles the transport serves, by slot (CPE tasks of a process share
@@ -562,6 +602,21 @@ void ofi_fail_pending(void);
 /* The handle's error handler hears of it, in MPE context. */
 void ofi_report(struct lapi_hndl *h, int code, lapi_err_t type, uint peer,
                 const char *why);
+
+/* ofi_packref.c: packed chunks the sink copies from the source's memory
+ * (all under ofi.lock) */
+struct ofi_stage;
+int ofi_ref_wanted(const struct ofi_xfer *x);  /* sink: flag the PULL */
+/* Source: answer p by a staged chunk; 0 if sent (or owed), -1 to answer
+ * with the bytes in the packet instead. */
+int ofi_ref_answer(struct ofi_xfer *x, const struct ofi_pull *p);
+void ofi_ref_release_all(struct ofi_xfer *x);  /* source: transfer ends */
+/* Sink: land a REF DATA already checked against the pull; 1 if landed,
+ * 0 if the copy failed and the range was asked for again in a packet,
+ * -1 if the reference itself is bad (drop it). */
+int ofi_ref_land(struct ofi_xfer *x, const struct ofi_data *d,
+                 const struct ofi_data_ref *r);
+void ofi_ref_fini(void);  /* before ofi.peers goes */
 
 /* ofi_send.c: all under ofi.lock */
 struct ofi_buf *ofi_buf_get(void);

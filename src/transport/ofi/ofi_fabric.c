@@ -472,6 +472,7 @@ static void close_all(void)
     free(rd);
   }
   ofi.nrd_spare = 0;
+  ofi_ref_fini();
   free(ofi.xtab);
   free(ofi.xgen);
   ofi.xtab = NULL;

@@ -130,6 +130,7 @@ void ofi_xfer_free(struct ofi_xfer *x)
   free(x->segs);
   free(x->uhdr);
   free(x->desc);
+  ofi_ref_release_all(x);
   if (x->pkt != x->pkt_inline)
     free(x->pkt);
   free(x->desc_in);
@@ -926,6 +927,8 @@ void ofi_on_pull(const struct ofi_pull *p)
     ofi_bad_pkt("PULL outside the stream", p->h.src);
     return;
   }
+  if (ofi_ref_answer(x, p) == 0)
+    return; /* packed into a stage the sink copies from */
   struct ofi_buf *b = ofi_buf_get();
   if (b == NULL) {
     ofi_owe_pull(p); /* answered once a buffer is free */
@@ -935,7 +938,7 @@ void ofi_on_pull(const struct ofi_pull *p)
                                     sizeof *d + p->len);
   d->offset = p->offset;
   d->stream = p->stream;
-  d->pad = 0;
+  d->flags = 0;
   if (p->stream == OFI_STREAM_DESC)
     memcpy(d + 1, x->desc + p->offset, p->len);
   else

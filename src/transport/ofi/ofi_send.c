@@ -204,11 +204,13 @@ struct ofi_owed {
   uint peer;
   uint64_t xid;              /* OWED_LAUNCH: the transfer */
   size_t len;
-  unsigned char pkt[64] __attribute__((aligned(8)));
+  unsigned char pkt[80] __attribute__((aligned(8)));
 };
-_Static_assert(sizeof(struct ofi_pull) <= 64 && sizeof(struct ofi_fin) <= 64 &&
-                   sizeof(struct ofi_rmw_reply) <= 64 &&
-                   sizeof(struct ofi_nak) <= 64,
+_Static_assert(sizeof(struct ofi_pull) <= 80 && sizeof(struct ofi_fin) <= 80 &&
+                   sizeof(struct ofi_rmw_reply) <= 80 &&
+                   sizeof(struct ofi_nak) <= 80 &&
+                   sizeof(struct ofi_data) + sizeof(struct ofi_data_ref) <=
+                       80,
                "an owed packet must fit struct ofi_owed's pkt");
 
 static void owe(int kind, uint peer, const void *pkt, size_t len,

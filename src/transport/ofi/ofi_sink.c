@@ -18,7 +18,8 @@
  *            bytes, read_window reads in flight);
  *   packed   (no RMA, pieces under LAPI_RDV_MIN_BLOCK on either side, or
  *            registration failed) PULL requests of one chunk each, up to
- *            read_window in flight; the source packs, we unpack.
+ *            pull_window in flight; the source packs, we unpack (on shm
+ *            from its stage arena: ofi_packref.c).
  * When every byte is in: the AM's completion handler and tgt_cntr (MPE
  * item), or the put's tgt_cntr, then a FIN to the source, or for a NO_FIN
  * RTS (eager, the origin waits for nothing) a count towards the next
@@ -721,20 +722,38 @@ void ofi_on_data(const struct ofi_data *d, size_t len)
     ofi.st.stale_pkts++;
     return;
   }
+  /* A reference names the bytes instead of carrying them (ofi_packref.c):
+   * its length is checked like a carried chunk's. */
+  const struct ofi_data_ref *ref = NULL;
+  if (d->flags == OFI_DATA_REF && n == sizeof *ref) {
+    ref = (const struct ofi_data_ref *)(d + 1);
+    n = ref->len > SIZE_MAX ? 0 : (size_t)ref->len;
+  } else if (d->flags != 0) {
+    n = 0;
+  }
   int desc = d->stream == OFI_STREAM_DESC;
   size_t total = desc ? x->desc_in_len : x->want;
   if ((desc ? !x->desc_phase : (x->desc_phase || x->use_rma ||
                                 x->role != OFI_R_SINK)) ||
       d->stream > OFI_STREAM_DESC || n == 0 || d->offset > x->issued ||
       n > x->issued - d->offset || x->done + n > total ||
-      x->inflight <= 0) {
+      x->inflight <= 0 || (ref && desc)) {
     ofi_drop(OFI_BAD_DATA, "DATA outside what was pulled", d->h.src);
     return;
   }
-  if (desc)
+  if (ref) {
+    int rc = ofi_ref_land(x, d, ref);
+    if (rc < 0) {
+      ofi_drop(OFI_BAD_DATA, "DATA reference out of sequence", d->h.src);
+      return;
+    }
+    if (rc == 0)
+      return; /* asked again in a packet: the pull stays in flight */
+  } else if (desc) {
     memcpy(x->desc_in + d->offset, d + 1, n);
-  else
+  } else {
     lapi_vec_unpack(x->dest, d + 1, d->offset, n);
+  }
   x->inflight--;
   x->done += n;
   if (x->done < total) {
@@ -1056,13 +1075,34 @@ static int issue_pull(struct ofi_xfer *x, int stream, size_t total)
   ofi_hdr_init(&p.h, OFI_M_PULL, ofi_key(x), x->src_xfer, sizeof p);
   p.sink = x->id;
   p.offset = x->issued;
-  p.len = n;
-  p.stream = (uint32_t)stream;
+  p.len = (uint32_t)n;
+  p.stream = (uint16_t)stream;
+  if (stream == OFI_STREAM_DATA && ofi_ref_wanted(x)) {
+    p.flags = OFI_PULL_REF;
+    p.ref_landed = x->ref_base;
+  }
   if (ofi_send_small(x->peer, &p, sizeof p) != LAPI_SUCCESS)
     return -FI_ENOMEM;
   x->issued += n;
   x->inflight++;
   return 0;
+}
+
+/* PULLs in flight per transfer: LAPI_OFI_PULL_WINDOW, by default 4 on
+ * shm (chunks unpacked from the source's stages: 4 keep both cores busy,
+ * and 64 transfers in flight fit the 256 stages; 8 ran out of stages and
+ * streamed at half the rate), else LAPI_OFI_WINDOW. */
+static int pull_window(void)
+{
+  static int setting = -1;
+  if (setting < 0) {
+    const char *s = getenv("LAPI_OFI_PULL_WINDOW");
+    int n = s && *s ? atoi(s) : 0;
+    setting = n < 0 ? 0 : n > 256 ? 256 : n;
+  }
+  if (setting)
+    return setting;
+  return strcmp(ofi.prov, "shm") == 0 ? 4 : ofi.read_window;
 }
 
 /* 1 if x has nothing more to issue now, 0 if blocked (-FI_EAGAIN). */
@@ -1074,7 +1114,8 @@ static int issue(struct ofi_xfer *x)
     issue_cma(x);
     return 1;
   }
-  while (x->inflight < ofi.read_window && x->issued < total) {
+  int window = !desc && x->use_rma ? ofi.read_window : pull_window();
+  while (x->inflight < window && x->issued < total) {
     int rc = (!desc && x->use_rma) ? issue_read(x)
                                    : issue_pull(x, desc ? OFI_STREAM_DESC
                                                         : OFI_STREAM_DATA,

@@ -1,0 +1,274 @@
+/*
+ * ofi_packref.c - packed chunks the sink unpacks straight out of the
+ * source's shared memory (the packed path between CGs of one host).
+ *
+ * The plain packed path copies every byte three times: the source packs
+ * a chunk into a DATA packet, shm copies the packet into the sink's
+ * receive buffer (CMA, by the sink, while shm's lock on the sink's region
+ * keeps the source from sending anything), the sink unpacks.  The sink did
+ * two of the three copies and the source mostly waited.  Here the source
+ * packs the chunk into a stage of its stage arena, a memfd mapped shared,
+ * and sends a small DATA that names it (OFI_DATA_REF: pid, fd, offset,
+ * length, number); the sink maps that arena once per peer (read-only,
+ * through /proc/PID/fd/FD, which needs the same permission as CMA) and
+ * unpacks from it.  Two copies, one on each core, overlapping from chunk
+ * to chunk, and no system call per chunk.
+ *
+ * A stage stays the source's until the sink says the chunk landed: each
+ * PULL carries ref_landed, the number below which every staged chunk of
+ * the transfer landed, and the source takes those stages back; the
+ * transfer's end (FIN, failure) takes back all of its stages.  A sink
+ * asks for references (OFI_PULL_REF) only when the provider is shm (same
+ * host) and LAPI_OFI_PACK_REF is not 0.  If it cannot map the arena, or a
+ * reference falls outside it, it asks for that range again in a packet
+ * and never flags a PULL to that peer again.  A source out of stages
+ * answers with the bytes in the packet, as before.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "am/lapi_log.h"
+#include "transport/ofi/ofi.h"
+
+/* Stages in our arena (LAPI_OFI_PACK_STAGES): by default 32 transfers'
+ * windows of 8 chunks, 16 MiB of shared memory whose pages are touched
+ * only when used. */
+#define OFI_ARENA_STAGES_DEFAULT 256
+#define OFI_ARENA_STAGES_MAX 4096
+/* Stages one transfer may hold (the sink's window is 8 by default). */
+#define OFI_STAGES_PER_XFER 16
+
+struct ofi_stage {
+  struct ofi_stage *next;
+  uint32_t seq;
+  uint32_t slot;
+};
+
+static struct ofi_stage stages[OFI_ARENA_STAGES_MAX];
+static uint32_t nstages;
+
+/* LAPI_OFI_PACK_REF: 1 (default) or 0; 2 (tests) as 1, but every
+ * sink fails to map its peer's arena: the fallback runs.  Read once. */
+static int ref_setting(void)
+{
+  static int setting = -1;
+  if (setting < 0) {
+    const char *s = getenv("LAPI_OFI_PACK_REF");
+    setting = s && *s ? atoi(s) : 1;
+    if (setting < 0 || setting > 2)
+      setting = 1;
+  }
+  return setting;
+}
+
+int ofi_ref_wanted(const struct ofi_xfer *x)
+{
+  return ref_setting() && strcmp(ofi.prov, "shm") == 0 &&
+         !ofi.peers[x->peer].ref_off;
+}
+
+/* ------------------------------------------------------------- source */
+
+static size_t arena_len(void)
+{
+  if (nstages == 0) {
+    const char *s = getenv("LAPI_OFI_PACK_STAGES");
+    long n = s && *s ? atol(s) : OFI_ARENA_STAGES_DEFAULT;
+    nstages = n < 1                      ? 1
+              : n > OFI_ARENA_STAGES_MAX ? OFI_ARENA_STAGES_MAX
+                                         : (uint32_t)n;
+  }
+  return (size_t)nstages * ofi.chunk;
+}
+
+/* Our arena, made at the first reference: 0, or -1 if it cannot be. */
+static int arena_make(void)
+{
+  if (ofi.arena)
+    return 0;
+  if (ofi.arena_fd < 0)
+    return -1; /* tried before */
+  ofi.arena_fd = -1;
+  int fd = memfd_create("lapi-stage", MFD_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  void *m = MAP_FAILED;
+  if (ftruncate(fd, (off_t)arena_len()) == 0)
+    m = mmap(NULL, arena_len(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (m == MAP_FAILED) {
+    close(fd);
+    return -1;
+  }
+  ofi.arena = m;
+  ofi.arena_fd = fd;
+  ofi.stage_spare = NULL;
+  for (uint32_t k = nstages; k-- > 0;) {
+    stages[k].slot = k;
+    stages[k].next = ofi.stage_spare;
+    ofi.stage_spare = &stages[k];
+  }
+  return 0;
+}
+
+/* Take back the stages of chunks numbered below `landed` (modulo 2^32). */
+static void release_landed(struct ofi_xfer *x, uint32_t landed)
+{
+  struct ofi_stage **pp = &x->staged;
+  while (*pp) {
+    struct ofi_stage *s = *pp;
+    if ((int32_t)(s->seq - landed) < 0) {
+      *pp = s->next;
+      x->nstaged--;
+      s->next = ofi.stage_spare;
+      ofi.stage_spare = s;
+    } else {
+      pp = &s->next;
+    }
+  }
+}
+
+int ofi_ref_answer(struct ofi_xfer *x, const struct ofi_pull *p)
+{
+  if (x->staged)
+    release_landed(x, p->ref_landed);
+  if (!(p->flags & OFI_PULL_REF) || p->stream != OFI_STREAM_DATA ||
+      !ref_setting() || x->nstaged >= OFI_STAGES_PER_XFER ||
+      arena_make() != 0 || ofi.stage_spare == NULL)
+    return -1;
+  struct ofi_stage *s = ofi.stage_spare;
+  ofi.stage_spare = s->next;
+  s->seq = x->ref_seq++;
+  size_t off = (size_t)s->slot * ofi.chunk;
+  lapi_vec_pack(x->src, ofi.arena + off, p->offset, p->len);
+  s->next = x->staged;
+  x->staged = s;
+  x->nstaged++;
+  struct {
+    struct ofi_data d;
+    struct ofi_data_ref r;
+  } m;
+  memset(&m, 0, sizeof m);
+  ofi_hdr_init(&m.d.h, OFI_M_DATA, p->h.hndl, p->sink, sizeof m);
+  m.d.offset = p->offset;
+  m.d.stream = OFI_STREAM_DATA;
+  m.d.flags = OFI_DATA_REF;
+  m.r.off = off;
+  m.r.len = p->len;
+  m.r.pid = (uint32_t)getpid();
+  m.r.fd = (uint32_t)ofi.arena_fd;
+  m.r.seq = s->seq;
+  ofi_send_small(x->peer, &m, sizeof m); /* owed if no buffer is free */
+  return 0;
+}
+
+void ofi_ref_release_all(struct ofi_xfer *x)
+{
+  while (x->staged) {
+    struct ofi_stage *s = x->staged;
+    x->staged = s->next;
+    s->next = ofi.stage_spare;
+    ofi.stage_spare = s;
+  }
+  x->nstaged = 0;
+}
+
+void ofi_ref_fini(void)
+{
+  if (ofi.st.ref_chunks)
+    LAPI_LOG(LAPI_LOG_INFO, "ofi: %llu packed chunks unpacked from a peer's "
+             "stage arena", (unsigned long long)ofi.st.ref_chunks);
+  for (uint k = 0; ofi.peers && k < ofi.ntasks; k++)
+    if (ofi.peers[k].arena) {
+      munmap(ofi.peers[k].arena, ofi.peers[k].arena_len);
+      ofi.peers[k].arena = NULL;
+    }
+  if (ofi.arena) {
+    munmap(ofi.arena, arena_len());
+    close(ofi.arena_fd);
+  }
+  ofi.arena = NULL;
+  ofi.arena_fd = 0;
+  ofi.stage_spare = NULL;
+}
+
+/* --------------------------------------------------------------- sink */
+
+/* Note chunk seq landed; -1 if it is outside the window or came twice. */
+static int mark_landed(struct ofi_xfer *x, uint32_t seq)
+{
+  uint32_t k = seq - x->ref_base;
+  if (k >= 256 || (x->ref_mask[k / 64] >> (k % 64) & 1))
+    return -1;
+  x->ref_mask[k / 64] |= (uint64_t)1 << (k % 64);
+  while (x->ref_mask[0] & 1) {
+    for (int i = 0; i < 4; i++)
+      x->ref_mask[i] = x->ref_mask[i] >> 1 |
+                       (i < 3 ? x->ref_mask[i + 1] << 63 : 0);
+    x->ref_base++;
+  }
+  return 0;
+}
+
+/* The peer's arena named by r, mapped (once): NULL if it cannot be. */
+static const unsigned char *peer_arena(uint peer,
+                                       const struct ofi_data_ref *r)
+{
+  struct ofi_peer *p = &ofi.peers[peer];
+  if (p->arena && p->arena_pid == r->pid && p->arena_fd == r->fd)
+    return p->arena;
+  if (p->arena || ref_setting() == 2) /* another arena: not ours */
+    return NULL;
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%u/fd/%u", r->pid, r->fd);
+  /* Non-blocking: a wrong fd naming a FIFO must not stop us. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0)
+    return NULL;
+  struct stat st;
+  void *m = MAP_FAILED;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+    m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+  close(fd);
+  if (m == MAP_FAILED)
+    return NULL;
+  p->arena = m;
+  p->arena_len = (size_t)st.st_size;
+  p->arena_pid = r->pid;
+  p->arena_fd = r->fd;
+  return p->arena;
+}
+
+int ofi_ref_land(struct ofi_xfer *x, const struct ofi_data *d,
+                 const struct ofi_data_ref *r)
+{
+  /* Only where we ask for them: shm, same host (a reference from a
+   * peer we stopped asking was already in flight: answered below). */
+  if (!ref_setting() || strcmp(ofi.prov, "shm") != 0 ||
+      mark_landed(x, r->seq) != 0)
+    return -1;
+  struct ofi_peer *p = &ofi.peers[x->peer];
+  const unsigned char *a = p->ref_off ? NULL : peer_arena(x->peer, r);
+  if (a && r->off <= p->arena_len && r->len <= p->arena_len - r->off) {
+    lapi_vec_unpack(x->dest, a + r->off, (size_t)d->offset, (size_t)r->len);
+    ofi.st.ref_chunks++;
+    return 1;
+  }
+  /* Not readable: this range again, in a packet, and no more references
+   * from this peer.  The pull stays in flight: that DATA answers it. */
+  p->ref_off = 1;
+  struct ofi_pull q;
+  memset(&q, 0, sizeof q);
+  ofi_hdr_init(&q.h, OFI_M_PULL, ofi_key(x), x->src_xfer, sizeof q);
+  q.sink = x->id;
+  q.offset = d->offset;
+  q.len = (uint32_t)r->len;
+  q.stream = OFI_STREAM_DATA;
+  q.ref_landed = x->ref_base;
+  ofi_send_small(x->peer, &q, sizeof q);
+  return 0;
+}
