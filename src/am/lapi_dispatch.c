@@ -166,12 +166,10 @@ static int drain(struct lapi_hndl *h, int max)
 
 int lapi_dispatch_run_now(struct lapi_hndl *h, struct lapi_item *it)
 {
-  if (!dispatchable(h))
-    return 0;
-  pthread_mutex_lock(&h->qlock);
-  int queued = h->qhead != NULL;
-  pthread_mutex_unlock(&h->qlock);
-  if (queued || !lapi_rlock_trylock(&h->lock))
+  /* Queued work goes first (pending counts it; an item being queued
+   * right now may be overtaken: LAPI orders no messages). */
+  if (!dispatchable(h) || __atomic_load_n(&h->pending, __ATOMIC_ACQUIRE) ||
+      !lapi_rlock_trylock(&h->lock))
     return 0;
   handler_depth++;
   int ctx = lapi_ctx_enter(h);

@@ -163,7 +163,7 @@ static void prefetch_op(const struct crts_op *op)
 static int crts_progress(struct lapi_hndl *h)
 {
   if (!lapi_dispatch_on_thread()) {
-    if (h)
+    if (h && h->cpe >= 0)
       lapi_cpe_polls_any(); /* a waiting task: see keep_core */
     return 0;
   }
