@@ -425,7 +425,10 @@ static void *progress_main(void *arg)
     sleeping = 1;
     if (ofi.wait_fd >= 0) {
       wait_fd(again || ofi.tx_posted ? 1 : busy ? WATCH_MS : IDLE_MS);
-    } else if (ofi_bell_on() && idle >= 4 && !serve) {
+    } else if (ofi_bell_on() && (idle >= 4 || registered) && !serve) {
+      /* A thread of ours polls (or its registration lingers): it reads
+       * what comes; a yielding poll here would race it for every packet
+       * (on one CPU it won them all, each through the queue). */
       /* registered: peers do not ring, look every ms */
       ofi_bell_sleep(again || registered ? 1 : busy ? WATCH_MS : IDLE_MS,
                      drain_cq);
