@@ -287,7 +287,7 @@ static int64_t mono_ns(void)
  * interrupt mode the dispatcher runs it, woken by the post.  1 if done. */
 int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
 {
-  int us = lapi_tight_us();
+  int us = lapi_tight_us(h && !lapi_hndl_mpe_served(h));
   if (us == 0 || h == NULL || on_dispatcher || h->cpe >= 0 ||
       lapi_tp_tight(h, LAPI_TIGHT_START) == 0)
     return 0;

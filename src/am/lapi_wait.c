@@ -61,19 +61,19 @@ void lapi_spin_hint_procs(int procs)
 
 /* ---------------------------------------------------------- tight poll */
 
-static int tight_us = -1;
+static int tight_us = -1, tight_set;
 static pthread_once_t tight_once = PTHREAD_ONCE_INIT;
 
 static void tight_read_env(void)
 {
-  tight_us = lapi_setting_int("LAPI_POLL_US", 100, 1000000,
-                              "a count of microseconds", NULL);
+  tight_us = lapi_setting_int("LAPI_POLL_US", LAPI_TIGHT_US, 1000000,
+                              "a count of microseconds", &tight_set);
 }
 
-int lapi_tight_us(void)
+int lapi_tight_us(int polling)
 {
   pthread_once(&tight_once, tight_read_env);
-  return tight_us;
+  return polling && !tight_set ? LAPI_TIGHT_US_POLLING : tight_us;
 }
 
 /* A thread that polls the network for the message it waits for keeps
