@@ -432,11 +432,13 @@ static void *progress_main(void *arg)
       /* registered: peers do not ring, look every ms */
       ofi_bell_sleep(again || registered ? 1 : busy ? WATCH_MS : IDLE_MS,
                      drain_cq);
-    } else if (idle < 4 || serve) {
+    } else if ((idle < 4 && !registered) || serve) {
       idle++;
       pthread_mutex_unlock(&ofi.lock);
       sched_yield();
       pthread_mutex_lock(&ofi.lock);
+    } else if (registered) {
+      nap(NAP_BUSY_US); /* a thread of ours polls: out of its way */
     } else {
       int us = NAP_MIN_US << (idle < 14 ? idle - 4 : 10);
       int cap = busy ? NAP_BUSY_US : NAP_IDLE_US;
