@@ -84,6 +84,19 @@ static void fill(char *buf, int round, int from)
 static struct uh out_uh[BURST];
 static char out_data[BURST][DATA];
 
+/* Phase 3: the counters two threads of a task wait on. */
+#define TWIN_WAITS 300
+static lapi_cntr_t twin[2];
+static void **twins[2];
+
+static void *twin_wait(void *arg)
+{
+  long k = (long)arg;
+  for (int i = 0; i < TWIN_WAITS; i++)
+    OT_OK(LAPI_Waitcntr(ot.h, &twin[k], 1, NULL));
+  return NULL;
+}
+
 static void send_one(int to, int round, lapi_cntr_t *tgt_cntr,
                      lapi_cntr_t *org_cntr)
 {
@@ -163,5 +176,36 @@ int main(void)
   fprintf(stderr, "task %d: %llu messages delivered directly\n", ot.me,
           direct);
   free(tcs);
+
+  /* Phase 3: two threads of each odd task wait, each on its own
+   * counter, while the even partner sends to both in turn: each wait
+   * that ends leaves its registration behind (polling mode), often two
+   * at once.  Once nobody waits, every one of them must end, or peers
+   * would never ring this process again. */
+  OT_OK(LAPI_Gfence(ot.h));
+  for (int k = 0; k < 2; k++) {
+    OT_OK(LAPI_Setcntr(ot.h, &twin[k], 0));
+    twins[k] = ot_addrs(&twin[k]);
+  }
+  if (partner < ot.n && ot.me % 2 == 1) {
+    pthread_t th[2];
+    for (long k = 0; k < 2; k++)
+      pthread_create(&th[k], NULL, twin_wait, (void *)k);
+    for (int k = 0; k < 2; k++)
+      pthread_join(th[k], NULL);
+  } else if (partner < ot.n) {
+    for (int r = 0; r < 2 * TWIN_WAITS; r++) {
+      send_one(partner, r % BURST, twins[r % 2][partner], &oc);
+      OT_OK(LAPI_Waitcntr(ot.h, &oc, 1, NULL));
+    }
+  }
+  int reg = -1;
+  for (int ms = 0; ms < 2000 && (reg = ofi_tight_registered()) != 0; ms += 10)
+    usleep(10000); /* no LAPI call meanwhile: the progress thread ends
+                      what was left */
+  OT_CHECK(reg == 0, "%d polling registrations left with nobody waiting",
+           reg);
+  for (int k = 0; k < 2; k++)
+    free(twins[k]);
   return ot_finish("ofi_direct");
 }

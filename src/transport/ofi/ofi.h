@@ -592,6 +592,9 @@ int ofi_tp_progress(struct lapi_hndl *h);
 int ofi_tp_tight(struct lapi_hndl *h, int on);
 /* The CQ read a tight poller of this thread skipped when it stopped
  * (wait-fd providers), done after its next send; under ofi.lock. */
+/* Threads of ours registered as tight pollers, lingering ones included
+ * (tests: all end once nobody waits). */
+int ofi_tight_registered(void);
 void ofi_owed_pass(void);
 int ofi_progress_start(void);
 void ofi_progress_stop(void);

@@ -333,17 +333,19 @@ static void nap(int us)
 /* Application threads polling the CQ in a tight loop (ofi_tp_tight). */
 static int tight_pollers; /* atomic */
 
-/* A registration left behind by a tight poller whose wait ended in
- * polling mode (LAPI_TIGHT_PAUSE): the next wait of any thread adopts it
- * without a lock, a write to the shared bell page or a CQ read; the
+/* Registrations left behind by tight pollers whose waits ended in
+ * polling mode (LAPI_TIGHT_PAUSE): the next wait of any thread adopts
+ * one without a lock, a write to the shared bell page or a CQ read; the
  * progress thread, which polls in 1 ms slices while anything is
- * registered, ends it after LINGER_MS.  Meanwhile an arrival waits for
- * the next LAPI call or for that slice: in polling mode nothing runs a
- * handler before the next call anyway. */
+ * registered, ends them LINGER_MS after the last was left.  Meanwhile an
+ * arrival waits for the next LAPI call or for that slice: in polling
+ * mode nothing runs a handler before the next call anyway.  A count, not
+ * a flag: two threads may leave one each, and every one left must be
+ * ended, or peers would never ring us again. */
 #define LINGER_MS 2
-static int linger;          /* atomic: 1 = a registration nobody polls on */
-static int64_t linger_since; /* ms, written before linger is set */
-static unsigned linger_gen;  /* the endpoint life it belongs to */
+static int linger;           /* atomic: registrations nobody polls on */
+static int64_t linger_since; /* ms, written before linger grows */
+static unsigned linger_gen;  /* the endpoint life they belong to */
 
 static void wait_fd(int ms)
 {
@@ -374,13 +376,20 @@ static int linger_end_old(void)
 {
   if (!__atomic_load_n(&linger, __ATOMIC_ACQUIRE) ||
       ofi_now_ms() - __atomic_load_n(&linger_since, __ATOMIC_RELAXED) <
-          LINGER_MS ||
-      !__atomic_exchange_n(&linger, 0, __ATOMIC_ACQ_REL))
+          LINGER_MS)
     return 0;
-  ofi_bell_polled(-1);
-  __atomic_sub_fetch(&tight_pollers, 1, __ATOMIC_SEQ_CST);
+  int n = __atomic_exchange_n(&linger, 0, __ATOMIC_ACQ_REL);
+  if (n == 0)
+    return 0;
+  ofi_bell_polled(-n);
+  __atomic_sub_fetch(&tight_pollers, n, __ATOMIC_SEQ_CST);
   drain_cq();
   return 1;
+}
+
+int ofi_tight_registered(void)
+{
+  return __atomic_load_n(&tight_pollers, __ATOMIC_SEQ_CST);
 }
 
 static void *progress_main(void *arg)
@@ -427,9 +436,9 @@ static void *progress_main(void *arg)
       wait_fd(again || ofi.tx_posted ? 1 : busy ? WATCH_MS : IDLE_MS);
     } else if (ofi_bell_on() && (idle >= 4 || registered) && !serve) {
       /* A thread of ours polls (or its registration lingers): it reads
-       * what comes; a yielding poll here would race it for every packet
-       * (on one CPU it won them all, each through the queue). */
-      /* registered: peers do not ring, look every ms */
+       * what comes, and peers do not ring, so look every ms; a yielding
+       * poll here would race it for every packet (on one CPU it won them
+       * all, each through the queue). */
       ofi_bell_sleep(again || registered ? 1 : busy ? WATCH_MS : IDLE_MS,
                      drain_cq);
     } else if ((idle < 4 && !registered) || serve) {
@@ -531,8 +540,12 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
     if (tight_thread)
       return 1;
     pass_owed = 0; /* the loop polls anyway */
-    if (__atomic_load_n(&linger, __ATOMIC_RELAXED) &&
-        __atomic_exchange_n(&linger, 0, __ATOMIC_ACQ_REL)) {
+    int left = __atomic_load_n(&linger, __ATOMIC_RELAXED);
+    while (left > 0 && !__atomic_compare_exchange_n(
+                           &linger, &left, left - 1, 0, __ATOMIC_ACQ_REL,
+                           __ATOMIC_RELAXED))
+      ;
+    if (left > 0) {
       /* adopted: the registration never lapsed, nothing went unread */
       tight_thread = 1;
       tight_gen = __atomic_load_n(&linger_gen, __ATOMIC_RELAXED);
@@ -559,7 +572,7 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
   if (on == LAPI_TIGHT_PAUSE) {
     __atomic_store_n(&linger_since, ofi_now_ms(), __ATOMIC_RELAXED);
     __atomic_store_n(&linger_gen, tight_gen, __ATOMIC_RELAXED);
-    __atomic_store_n(&linger, 1, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&linger, 1, __ATOMIC_RELEASE);
     return 0;
   }
   pthread_mutex_lock(&ofi.lock);
