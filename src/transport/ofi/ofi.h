@@ -686,10 +686,13 @@ void ofi_on_short(const struct ofi_short *s, size_t len);
 void ofi_short_queue(const struct ofi_short *s, size_t len);
 
 /* ofi_direct.c: polling mode, a SHORT delivered by the thread that polled
- * it in.  arm: this thread's progress pass may take one (under
- * ofi.lock); take: 1 if it kept the checked packet; deliver (after
- * ofi.lock is released): run it, or queue it as any other. */
-void ofi_direct_arm(int on);
+ * it in.  ofi_direct_armed: this thread's progress pass may take one
+ * (set around it, under ofi.lock); take: 1 if it kept the checked packet
+ * (then ofi_direct_held is set); deliver (after ofi.lock is released):
+ * run it, or queue it as any other.  Thread-locals, not calls: they are
+ * touched on every poll of a tight loop. */
+extern __thread int ofi_direct_armed __attribute__((tls_model("initial-exec")));
+extern __thread int ofi_direct_held __attribute__((tls_model("initial-exec")));
 int ofi_direct_take(const struct ofi_short *s, size_t len);
 void ofi_direct_deliver(void);
 void ofi_on_get(const struct ofi_get *g, size_t len);

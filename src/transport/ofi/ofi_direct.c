@@ -40,7 +40,8 @@ struct direct_slot {
  * LDM) does not grow, and freed when the thread ends (slot_key). */
 static __thread __attribute__((tls_model("initial-exec")))
 struct direct_slot *slot;
-static __thread __attribute__((tls_model("initial-exec"))) int armed;
+__thread int ofi_direct_armed __attribute__((tls_model("initial-exec")));
+__thread int ofi_direct_held __attribute__((tls_model("initial-exec")));
 static pthread_key_t slot_key;
 static pthread_once_t slot_once = PTHREAD_ONCE_INIT;
 static int slot_key_ok;
@@ -63,14 +64,9 @@ static struct direct_slot *slot_new(void)
   return sl;
 }
 
-void ofi_direct_arm(int on)
-{
-  armed = on;
-}
-
 int ofi_direct_take(const struct ofi_short *s, size_t len)
 {
-  if (!armed || len > OFI_DIRECT_MAX || !ofi.direct)
+  if (!ofi_direct_armed || len > OFI_DIRECT_MAX || !ofi.direct)
     return 0;
   struct lapi_hndl *h = ofi_hndl(s->h.hndl);
   if (h == NULL || lapi_hndl_mpe_served(h))
@@ -83,6 +79,7 @@ int ofi_direct_take(const struct ofi_short *s, size_t len)
   slot->len = len;
   slot->h = h;
   slot->state = SLOT_FULL;
+  ofi_direct_held = 1;
   return 1;
 }
 
@@ -145,6 +142,7 @@ static void direct_run(struct lapi_item *it)
 void ofi_direct_deliver(void)
 {
   struct direct_slot *sl = slot;
+  ofi_direct_held = 0;
   if (sl == NULL || sl->state != SLOT_FULL)
     return;
   sl->state = SLOT_RUNNING;
