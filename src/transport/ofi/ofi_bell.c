@@ -128,17 +128,23 @@ static void fwake(int *w)
   syscall(SYS_futex, w, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
+/* Wake the owner of page p if its progress thread sleeps. */
+static void wake_sleeper(struct ofi_bellpage *p)
+{
+  if (p == NULL || !__atomic_load_n(&p->sleeping, __ATOMIC_SEQ_CST))
+    return;
+  __atomic_add_fetch(&p->seq, 1, __ATOMIC_SEQ_CST);
+  fwake(&p->seq);
+}
+
 /* After a packet to peer was posted.  A peer with a thread polling its
  * CQ finds the packet itself: no system call, and its progress thread
  * stays asleep (ofi_bell_polled). */
 void ofi_bell_ring(uint peer)
 {
   struct ofi_bellpage *p = pages ? pages[peer] : NULL;
-  if (p == NULL || __atomic_load_n(&p->polled, __ATOMIC_SEQ_CST) ||
-      !__atomic_load_n(&p->sleeping, __ATOMIC_SEQ_CST))
-    return;
-  __atomic_add_fetch(&p->seq, 1, __ATOMIC_SEQ_CST);
-  fwake(&p->seq);
+  if (p && !__atomic_load_n(&p->polled, __ATOMIC_SEQ_CST))
+    wake_sleeper(p);
 }
 
 /* A thread of ours starts (+1) or stops (-1) polling our CQ in a tight
@@ -155,11 +161,7 @@ void ofi_bell_polled(int delta)
  * starts to poll wants it in short slices (ofi_tp_tight). */
 void ofi_bell_wake_self(void)
 {
-  struct ofi_bellpage *p = pages ? pages[ofi.me] : NULL;
-  if (p == NULL || !__atomic_load_n(&p->sleeping, __ATOMIC_SEQ_CST))
-    return;
-  __atomic_add_fetch(&p->seq, 1, __ATOMIC_SEQ_CST);
-  fwake(&p->seq);
+  wake_sleeper(pages ? pages[ofi.me] : NULL);
 }
 
 /* Our own bell (senders of this process waking the progress thread). */
