@@ -1065,23 +1065,30 @@ static void issue_cma(struct ofi_xfer *x)
     ready_add(x);
 }
 
+int ofi_pull_send(struct ofi_xfer *x, int stream, uint64_t offset,
+                  size_t len, int ref)
+{
+  struct ofi_pull p;
+  memset(&p, 0, sizeof p);
+  ofi_hdr_init(&p.h, OFI_M_PULL, ofi_key(x), x->src_xfer, sizeof p);
+  p.sink = x->id;
+  p.offset = offset;
+  p.len = (uint32_t)len;
+  p.stream = (uint16_t)stream;
+  p.flags = ref ? OFI_PULL_REF : 0;
+  /* Every DATA pull tells the source which stages it may take back. */
+  if (stream == OFI_STREAM_DATA)
+    p.ref_landed = x->ref_base;
+  return ofi_send_small(x->peer, &p, sizeof p);
+}
+
 static int issue_pull(struct ofi_xfer *x, int stream, size_t total)
 {
   size_t n = total - x->issued;
   if (n > ofi.chunk)
     n = ofi.chunk;
-  struct ofi_pull p;
-  memset(&p, 0, sizeof p);
-  ofi_hdr_init(&p.h, OFI_M_PULL, ofi_key(x), x->src_xfer, sizeof p);
-  p.sink = x->id;
-  p.offset = x->issued;
-  p.len = (uint32_t)n;
-  p.stream = (uint16_t)stream;
-  if (stream == OFI_STREAM_DATA && ofi_ref_wanted(x)) {
-    p.flags = OFI_PULL_REF;
-    p.ref_landed = x->ref_base;
-  }
-  if (ofi_send_small(x->peer, &p, sizeof p) != LAPI_SUCCESS)
+  int ref = stream == OFI_STREAM_DATA && ofi_ref_wanted(x);
+  if (ofi_pull_send(x, stream, x->issued, n, ref) != LAPI_SUCCESS)
     return -FI_ENOMEM;
   x->issued += n;
   x->inflight++;
