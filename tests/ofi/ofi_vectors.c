@@ -18,6 +18,10 @@
  * reads by cross-memory attach (ofi_cma.c), with OFI_TEST_CMA=unused RMA
  * reads and none of them by CMA, so each test proves its path ran.
  * Where CMA cannot work (ptrace rules, Yama) "used" exits 77: skipped.
+ * OFI_TEST_PACKREF (ofi_packref.c) likewise: "used", some packed chunks
+ * were unpacked from a peer's stage arena; "fallback", none were and a
+ * sink stopped asking a peer for references (its arena could not be
+ * mapped); "off", none were and none was asked again.
  */
 #include "ofi_test.h"
 
@@ -34,6 +38,42 @@ static uint64_t job_sum(uint64_t mine)
     s += (uint64_t)(uintptr_t)tab[t];
   free(tab);
   return s;
+}
+
+/* The stage-reference path that OFI_TEST_PACKREF names ran; 1 if the
+ * test is to be skipped (references wanted, no arena could be mapped
+ * here: the same ptrace rules as CMA). */
+static int check_packref_path(void)
+{
+  const char *want = getenv("OFI_TEST_PACKREF");
+  if (want == NULL)
+    return 0;
+  pthread_mutex_lock(&ofi.lock);
+  uint64_t chunks = ofi.st.ref_chunks, refused = 0;
+  for (uint k = 0; k < ofi.ntasks; k++)
+    refused += ofi.peers[k].ref_off != 0;
+  pthread_mutex_unlock(&ofi.lock);
+  chunks = job_sum(chunks);
+  refused = job_sum(refused);
+  if (strcmp(want, "used") == 0 && chunks == 0 && refused > 0) {
+    if (ot.me == 0)
+      printf("ofi_vectors: a peer's stage arena cannot be mapped here: "
+             "SKIP\n");
+    return 1;
+  }
+  if (strcmp(want, "used") == 0)
+    OT_CHECK(chunks > 0 && refused == 0, "%llu chunks by reference, %llu "
+             "peers refused: want some, none refused",
+             (unsigned long long)chunks, (unsigned long long)refused);
+  else if (strcmp(want, "fallback") == 0)
+    OT_CHECK(chunks == 0 && refused > 0, "%llu chunks by reference, %llu "
+             "peers refused: want none, some refused",
+             (unsigned long long)chunks, (unsigned long long)refused);
+  else
+    OT_CHECK(chunks == 0 && refused == 0, "%llu chunks by reference, %llu "
+             "peers refused: want none of either",
+             (unsigned long long)chunks, (unsigned long long)refused);
+  return 0;
 }
 
 /* 1 if the test is to be skipped (CMA wanted, not usable here). */
@@ -322,7 +362,8 @@ int main(void)
   free(get_cntrs);
   free(arenas);
 #ifdef OFI_VECTORS_WB
-  int skip = check_read_path();
+  int skip = check_packref_path();
+  skip |= check_read_path();
   int rc = ot_finish("ofi_vectors");
   return rc == 0 && skip ? 77 : rc;
 #else

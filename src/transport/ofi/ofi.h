@@ -620,6 +620,11 @@ void ofi_ref_release_all(struct ofi_xfer *x);  /* source: transfer ends */
  * -1 if the reference itself is bad (drop it). */
 int ofi_ref_land(struct ofi_xfer *x, const struct ofi_data *d,
                  const struct ofi_data_ref *r);
+/* ofi_sink.c: a PULL of len bytes of stream at offset (flagged
+ * OFI_PULL_REF if ref); not counted as issued.  LAPI_SUCCESS, or an error
+ * if the peer is failing. */
+int ofi_pull_send(struct ofi_xfer *x, int stream, uint64_t offset,
+                  size_t len, int ref);
 void ofi_ref_fini(void);  /* before ofi.peers goes */
 
 /* ofi_send.c: all under ofi.lock */

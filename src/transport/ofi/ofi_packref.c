@@ -261,14 +261,6 @@ int ofi_ref_land(struct ofi_xfer *x, const struct ofi_data *d,
   /* Not readable: this range again, in a packet, and no more references
    * from this peer.  The pull stays in flight: that DATA answers it. */
   p->ref_off = 1;
-  struct ofi_pull q;
-  memset(&q, 0, sizeof q);
-  ofi_hdr_init(&q.h, OFI_M_PULL, ofi_key(x), x->src_xfer, sizeof q);
-  q.sink = x->id;
-  q.offset = d->offset;
-  q.len = (uint32_t)r->len;
-  q.stream = OFI_STREAM_DATA;
-  q.ref_landed = x->ref_base;
-  ofi_send_small(x->peer, &q, sizeof q);
+  ofi_pull_send(x, OFI_STREAM_DATA, d->offset, (size_t)r->len, 0);
   return 0;
 }

@@ -932,22 +932,28 @@ static void gather(struct ofi_xfer *x, struct read_run *run)
   run->bytes = bytes;
 }
 
-/* An RMA read failed (its completion, or the CMA call): the transfer
- * fails with LAPI_ERR_RECV_INCOMP and the error handler hears why. */
-static void read_failed(struct ofi_xfer *x, const char *what)
+/* A transfer whose bytes cannot all come in fails with
+ * LAPI_ERR_RECV_INCOMP: the error handler hears why, the source its FIN
+ * (or NAK); x is freed. */
+static void sink_incomplete(struct ofi_xfer *x, lapi_err_t type,
+                            const char *why)
 {
-  char why[160];
-  snprintf(why, sizeof why, "an RMA read from task %u failed: %s",
-           x->task, what);
-  ofi_report(x->h, LAPI_ERR_RECV_INCOMP, x->kind == OFI_K_GETREPLY
-                                              ? GET_ERR : PUT_ERR,
-             x->task, why);
-  if (x->kind == OFI_K_GETREPLY) {
+  ofi_report(x->h, LAPI_ERR_RECV_INCOMP, type, x->task, why);
+  if (x->role == OFI_R_SINK && x->kind == OFI_K_GETREPLY) {
     ofi_send_fin(x->peer, ofi_key(x), x->src_xfer, LAPI_ERR_RECV_INCOMP);
     ofi_sink_fail(x, LAPI_ERR_RECV_INCOMP);
   } else {
     sink_fin_free(x, LAPI_ERR_RECV_INCOMP);
   }
+}
+
+/* An RMA read failed (its completion, or the CMA call). */
+static void read_failed(struct ofi_xfer *x, const char *what)
+{
+  char why[160];
+  snprintf(why, sizeof why, "an RMA read from task %u failed: %s",
+           x->task, what);
+  sink_incomplete(x, x->kind == OFI_K_GETREPLY ? GET_ERR : PUT_ERR, why);
 }
 
 /*
@@ -1065,23 +1071,30 @@ static void issue_cma(struct ofi_xfer *x)
     ready_add(x);
 }
 
+int ofi_pull_send(struct ofi_xfer *x, int stream, uint64_t offset,
+                  size_t len, int ref)
+{
+  struct ofi_pull p;
+  memset(&p, 0, sizeof p);
+  ofi_hdr_init(&p.h, OFI_M_PULL, ofi_key(x), x->src_xfer, sizeof p);
+  p.sink = x->id;
+  p.offset = offset;
+  p.len = (uint32_t)len;
+  p.stream = (uint16_t)stream;
+  p.flags = ref ? OFI_PULL_REF : 0;
+  /* Every DATA pull tells the source which stages it may take back. */
+  if (stream == OFI_STREAM_DATA)
+    p.ref_landed = x->ref_base;
+  return ofi_send_small(x->peer, &p, sizeof p);
+}
+
 static int issue_pull(struct ofi_xfer *x, int stream, size_t total)
 {
   size_t n = total - x->issued;
   if (n > ofi.chunk)
     n = ofi.chunk;
-  struct ofi_pull p;
-  memset(&p, 0, sizeof p);
-  ofi_hdr_init(&p.h, OFI_M_PULL, ofi_key(x), x->src_xfer, sizeof p);
-  p.sink = x->id;
-  p.offset = x->issued;
-  p.len = (uint32_t)n;
-  p.stream = (uint16_t)stream;
-  if (stream == OFI_STREAM_DATA && ofi_ref_wanted(x)) {
-    p.flags = OFI_PULL_REF;
-    p.ref_landed = x->ref_base;
-  }
-  if (ofi_send_small(x->peer, &p, sizeof p) != LAPI_SUCCESS)
+  int ref = stream == OFI_STREAM_DATA && ofi_ref_wanted(x);
+  if (ofi_pull_send(x, stream, x->issued, n, ref) != LAPI_SUCCESS)
     return -FI_ENOMEM;
   x->issued += n;
   x->inflight++;
@@ -1130,15 +1143,7 @@ static int issue(struct ofi_xfer *x)
       char why[160];
       snprintf(why, sizeof why, "an RMA read could not be posted: %s",
                fi_strerror(-rc));
-      ofi_report(x->h, LAPI_ERR_RECV_INCOMP, INT_ERR, x->task, why);
-      if (x->role == OFI_R_SINK && x->kind == OFI_K_GETREPLY) {
-        ofi_send_fin(x->peer, ofi_key(x), x->src_xfer,
-                     LAPI_ERR_RECV_INCOMP);
-        ofi_sink_fail(x, LAPI_ERR_RECV_INCOMP);
-      } else {
-        x->in_ready = 0; /* not on the list any more: caller unlinked */
-        sink_fin_free(x, LAPI_ERR_RECV_INCOMP);
-      }
+      sink_incomplete(x, INT_ERR, why); /* off the list: caller unlinked */
       return -1;
     }
   }
