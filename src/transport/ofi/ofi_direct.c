@@ -125,18 +125,11 @@ static void direct_run(struct lapi_item *it)
     direct_end(s, 0, d.error);
     return;
   case LAPI_AM_DISCARD:
-    lapi_am_stat_recv(m.h, LAPI_TP_OFI, 0);
-    break;
   case LAPI_AM_DELIVER:
-    lapi_am_stat_recv(m.h, LAPI_TP_OFI, d.bytes);
-    if (d.vec)
-      lapi_vec_unpack(d.vec, data, 0, d.bytes);
-    else
-      memcpy(d.buf, data, d.bytes);
-    break;
+    ofi_am_land(&m, &d, data);
+    direct_end(s, d.action == LAPI_AM_DELIVER, LAPI_SUCCESS);
+    return;
   }
-  lapi_am_recv_complete(&m, &d);
-  direct_end(s, d.action == LAPI_AM_DELIVER, LAPI_SUCCESS);
 }
 
 void ofi_direct_deliver(void)

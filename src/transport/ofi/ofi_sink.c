@@ -175,6 +175,18 @@ static void post_item(struct ofi_xfer *x, void (*run)(struct lapi_item *))
 
 static void start_data(struct ofi_xfer *x);
 
+void ofi_am_land(struct lapi_am_msg *m, struct lapi_am_dest *d,
+                 const unsigned char *data)
+{
+  size_t bytes = d->action == LAPI_AM_DELIVER ? d->bytes : 0;
+  lapi_am_stat_recv(m->h, LAPI_TP_OFI, bytes);
+  if (bytes && d->vec)
+    lapi_vec_unpack(d->vec, data, 0, bytes);
+  else if (bytes)
+    memcpy(d->buf, data, bytes);
+  lapi_am_recv_complete(m, d);
+}
+
 static void am_header_run(struct lapi_item *it)
 {
   struct ofi_xfer *x = (struct ofi_xfer *)it;
@@ -194,12 +206,20 @@ static void am_header_run(struct lapi_item *it)
     item_finish(x, d->error);
     return;
   case LAPI_AM_DISCARD:
-    lapi_am_stat_recv(x->h, LAPI_TP_OFI, 0);
-    lapi_am_recv_complete(&x->msg, d);
+    ofi_am_land(&x->msg, d, NULL);
     item_finish(x, LAPI_SUCCESS);
     return;
   case LAPI_AM_DELIVER:
     break;
+  }
+  if (x->mode == OFI_MODE_EAGER) {
+    /* The data is in our copy of the packet: straight to the user. */
+    ofi_am_land(&x->msg, d, x->p_data);
+    pthread_mutex_lock(&ofi.lock);
+    ofi.st.eager++;
+    item_end(x, LAPI_SUCCESS);
+    pthread_mutex_unlock(&ofi.lock);
+    return;
   }
   lapi_am_stat_recv(x->h, LAPI_TP_OFI, d->bytes);
   if (d->vec) {
@@ -209,16 +229,6 @@ static void am_header_run(struct lapi_item *it)
     x->dest = &x->dest_one.v;
   }
   x->want = d->bytes;
-  if (x->mode == OFI_MODE_EAGER) {
-    /* The data is in our copy of the packet: straight to the user. */
-    lapi_vec_unpack(x->dest, x->p_data, 0, x->want);
-    lapi_am_recv_complete(&x->msg, d);
-    pthread_mutex_lock(&ofi.lock);
-    ofi.st.eager++;
-    item_end(x, LAPI_SUCCESS);
-    pthread_mutex_unlock(&ofi.lock);
-    return;
-  }
   pthread_mutex_lock(&ofi.lock);
   if (!item_gone(x)) {
     x->item_queued = 0; /* the data phase owns it now */
