@@ -26,8 +26,9 @@
  * had.  The list is under blocks_lock: a thread joins and leaves it once,
  * snapshots are rare, and the counting itself never takes the lock.
  */
+/* A line of its own: blocks of two threads never share one. */
 struct mpe_counts {
-  _Atomic uint64_t ops[CRTS_STAT_KINDS];
+  _Alignas(64) _Atomic uint64_t ops[CRTS_STAT_KINDS];
   _Atomic uint64_t bytes[CRTS_STAT_KINDS];
   struct mpe_counts *next;
 };
@@ -170,9 +171,10 @@ static struct mpe_counts *my_counts(void)
   struct mpe_counts *c = mpe_mine;
   if (c)
     return c;
-  c = calloc(1, sizeof *c);
+  c = aligned_alloc(_Alignof(struct mpe_counts), sizeof *c);
   if (c == NULL)
     return NULL;
+  memset(c, 0, sizeof *c);
   /* Without the key the block is never freed: it still counts. */
   pthread_once(&blocks_once, blocks_key_create);
   if (blocks_key_ok)
