@@ -37,7 +37,10 @@ static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mpe_counts *mpe_blocks; /* under blocks_lock */
 /* Counts of ended threads and of a thread without a block: atomic. */
 static struct mpe_counts mpe_shared;
-static __thread struct mpe_counts *mpe_mine;
+/* Read by every command: initial-exec spares the shared library's
+ * __tls_get_addr call (as lapi_cpe.c's ctx_local). */
+static __thread struct mpe_counts *mpe_mine
+    __attribute__((tls_model("initial-exec")));
 static pthread_once_t blocks_once = PTHREAD_ONCE_INIT;
 static pthread_key_t blocks_key;
 static int blocks_key_ok;
