@@ -26,8 +26,9 @@
  * had.  The list is under blocks_lock: a thread joins and leaves it once,
  * snapshots are rare, and the counting itself never takes the lock.
  */
+/* A line of its own: blocks of two threads never share one. */
 struct mpe_counts {
-  _Atomic uint64_t ops[CRTS_STAT_KINDS];
+  _Alignas(64) _Atomic uint64_t ops[CRTS_STAT_KINDS];
   _Atomic uint64_t bytes[CRTS_STAT_KINDS];
   struct mpe_counts *next;
 };
@@ -36,7 +37,10 @@ static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mpe_counts *mpe_blocks; /* under blocks_lock */
 /* Counts of ended threads and of a thread without a block: atomic. */
 static struct mpe_counts mpe_shared;
-static __thread struct mpe_counts *mpe_mine;
+/* Read by every command: initial-exec spares the shared library's
+ * __tls_get_addr call (as lapi_cpe.c's ctx_local). */
+static __thread struct mpe_counts *mpe_mine
+    __attribute__((tls_model("initial-exec")));
 static pthread_once_t blocks_once = PTHREAD_ONCE_INIT;
 static pthread_key_t blocks_key;
 static int blocks_key_ok;
@@ -170,9 +174,10 @@ static struct mpe_counts *my_counts(void)
   struct mpe_counts *c = mpe_mine;
   if (c)
     return c;
-  c = calloc(1, sizeof *c);
+  c = aligned_alloc(_Alignof(struct mpe_counts), sizeof *c);
   if (c == NULL)
     return NULL;
+  memset(c, 0, sizeof *c);
   /* Without the key the block is never freed: it still counts. */
   pthread_once(&blocks_once, blocks_key_create);
   if (blocks_key_ok)

@@ -13,9 +13,10 @@
  * every transport, see lapi_dispatch.c): puts, gets and read-modify-writes
  * run at once, active messages go to their target handle's queue so that
  * the handlers run under that handle's lock (crts_tp.h); the completions
- * of a run of puts or gets of one origin move together (struct crts_done).  A pusher rings
- * the process doorbell, which costs nothing unless the dispatcher sleeps;
- * the dispatcher polls for a spin window before it does.
+ * of a run of puts or gets of one origin move together (struct
+ * crts_done).  A pusher rings the process doorbell, which costs nothing
+ * unless the dispatcher sleeps; the dispatcher polls for a spin window
+ * before it does.
  */
 #include <stdatomic.h>
 #include <stddef.h>

@@ -153,8 +153,15 @@ static int active(int task, const struct step *s)
   return !s->evens || task % 2 == 0;
 }
 
-static int puts_data(const struct step *s) { return strchr("PVMX", s->kind) != NULL; }
-static int gets_data(const struct step *s) { return strchr("GWY", s->kind) != NULL; }
+static int puts_data(const struct step *s)
+{
+  return strchr("PVMX", s->kind) != NULL;
+}
+
+static int gets_data(const struct step *s)
+{
+  return strchr("GWY", s->kind) != NULL;
+}
 
 /* The target of step s issued by task `from` of n. */
 static int target(int from, const struct step *s, int n)
