@@ -1044,7 +1044,8 @@ static int issue_read(struct ofi_xfer *x)
  * The RMA reads of x by CMA (ofi.cma): synchronous, so nothing is in
  * flight and nothing comes to the CQ; each call takes up to OFI_CMA_IOV
  * pieces a side and ofi.max_read bytes.  After read_window calls a
- * transfer that is not done goes behind the others on the ready list.
+ * transfer that is not done goes behind the others on the ready list,
+ * for the next pass (ofi_sink_issue gives each one turn per pass).
  * x may be freed (finished, failed) on return.
  */
 static void issue_cma(struct ofi_xfer *x)
@@ -1162,6 +1163,11 @@ static int issue(struct ofi_xfer *x)
 
 void ofi_sink_issue(void)
 {
+  /* One turn per transfer that was ready when we came: a transfer put
+   * back meanwhile (a CMA read with more to copy) waits for the next
+   * pass, so ofi.lock is let go between turns instead of being held
+   * until every such transfer is copied to its end. */
+  struct ofi_xfer *last = ofi.ready_tail;
   while (ofi.ready_head) {
     struct ofi_xfer *x = ofi.ready_head;
     ofi.ready_head = x->next;
@@ -1169,6 +1175,7 @@ void ofi_sink_issue(void)
       ofi.ready_tail = NULL;
     x->in_ready = 0;
     x->next = NULL;
+    int was_last = x == last; /* issue() may free x */
     int rc = issue(x);
     if (rc == 0) {
       /* blocked: back to the front, try again after progress */
@@ -1180,5 +1187,7 @@ void ofi_sink_issue(void)
       ofi_kick();
       return;
     }
+    if (was_last)
+      break;
   }
 }
