@@ -26,16 +26,6 @@
 
 #include "transport/ofi/ofi.h"
 
-static uint64_t job_sum(uint64_t mine)
-{
-  void **tab = ot_addrs((void *)(uintptr_t)mine);
-  uint64_t s = 0;
-  for (int t = 0; t < ot.n; t++)
-    s += (uint64_t)(uintptr_t)tab[t];
-  free(tab);
-  return s;
-}
-
 /* 1 if the test is to be skipped (CMA wanted, not usable here). */
 static int check_read_path(void)
 {
@@ -52,8 +42,8 @@ static int check_read_path(void)
              "SKIP\n");
     return 1;
   }
-  reads = job_sum(reads);
-  cma = job_sum(cma);
+  reads = ot_job_sum(reads);
+  cma = ot_job_sum(cma);
   if (strcmp(want, "used") == 0)
     OT_CHECK(cma > 0, "no RMA read went by CMA (%llu reads)",
              (unsigned long long)reads);
