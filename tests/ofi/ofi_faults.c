@@ -349,10 +349,20 @@ int main(void)
     nofin += ofi.peers[t].nf_next;
     unacked += (uint32_t)(ofi.peers[t].nf_next - ofi.peers[t].nf_acked);
   }
+  uint64_t naks = ofi.st.naks_sent, remote_fails = ofi.st.remote_fails;
   pthread_mutex_unlock(&ofi.lock);
   OT_CHECK(ot_job_sum(nofin) > 0, "no message went without a FIN");
   OT_CHECK(unacked == 0, "%llu messages without a FIN unacknowledged "
            "after LAPI_Fence", (unsigned long long)unacked);
+  /* The refusals went by NAK (no FIN), one each way, not by a FIN's
+   * status: the error handler count below cannot tell the two apart.
+   * Their NAKs precede the counts our fence waited for. */
+  uint64_t want_naks = (uint64_t)REFUSED * ROUNDS * (uint64_t)others;
+  OT_CHECK(naks == want_naks, "%llu NAKs sent, want %llu",
+           (unsigned long long)naks, (unsigned long long)want_naks);
+  OT_CHECK(remote_fails == want_naks, "%llu of our messages failed at "
+           "their target, want %llu", (unsigned long long)remote_fails,
+           (unsigned long long)want_naks);
 
   if (mangle) {
     ofi_fault_mangle_stop();
