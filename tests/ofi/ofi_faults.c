@@ -226,17 +226,6 @@ static void round_to(int t, int r, void **am_cntrs, void **boxes,
                    gorg));
 }
 
-/* The job's sum of a count. */
-static uint64_t job_sum(uint64_t mine)
-{
-  void **tab = ot_addrs((void *)(uintptr_t)mine);
-  uint64_t s = 0;
-  for (int t = 0; t < ot.n; t++)
-    s += (uint64_t)(uintptr_t)tab[t];
-  free(tab);
-  return s;
-}
-
 static const char *const class_name[OFI_BAD_N] = {
   "other", "magic", "length", "short", "type", "sender", "handle", "ack",
   "stale", "data", "rts", "nak",
@@ -257,8 +246,8 @@ static void check_counts(void)
     ofi_fault_counts(inj, drop);
     int settled = 1;
     for (int c = 0; c < OFI_BAD_N; c++) {
-      sinj[c] = job_sum(inj[c]);
-      sdrop[c] = job_sum(drop[c]);
+      sinj[c] = ot_job_sum(inj[c]);
+      sdrop[c] = ot_job_sum(drop[c]);
       if (exact_class(c) && sdrop[c] < sinj[c])
         settled = 0;
     }
@@ -360,10 +349,20 @@ int main(void)
     nofin += ofi.peers[t].nf_next;
     unacked += (uint32_t)(ofi.peers[t].nf_next - ofi.peers[t].nf_acked);
   }
+  uint64_t naks = ofi.st.naks_sent, remote_fails = ofi.st.remote_fails;
   pthread_mutex_unlock(&ofi.lock);
-  OT_CHECK(job_sum(nofin) > 0, "no message went without a FIN");
+  OT_CHECK(ot_job_sum(nofin) > 0, "no message went without a FIN");
   OT_CHECK(unacked == 0, "%llu messages without a FIN unacknowledged "
            "after LAPI_Fence", (unsigned long long)unacked);
+  /* The refusals went by NAK (no FIN), one each way, not by a FIN's
+   * status: the error handler count below cannot tell the two apart.
+   * Their NAKs precede the counts our fence waited for. */
+  uint64_t want_naks = (uint64_t)REFUSED * ROUNDS * (uint64_t)others;
+  OT_CHECK(naks == want_naks, "%llu NAKs sent, want %llu",
+           (unsigned long long)naks, (unsigned long long)want_naks);
+  OT_CHECK(remote_fails == want_naks, "%llu of our messages failed at "
+           "their target, want %llu", (unsigned long long)remote_fails,
+           (unsigned long long)want_naks);
 
   if (mangle) {
     ofi_fault_mangle_stop();

@@ -85,6 +85,17 @@ static inline void **ot_addrs(void *mine)
   return tab;
 }
 
+/* The job's sum of a count (a collective: every task calls it). */
+static inline uint64_t ot_job_sum(uint64_t mine)
+{
+  void **tab = ot_addrs((void *)(uintptr_t)mine);
+  uint64_t s = 0;
+  for (int t = 0; t < ot.n; t++)
+    s += (uint64_t)(uintptr_t)tab[t];
+  free(tab);
+  return s;
+}
+
 static inline int ot_finish(const char *name)
 {
   OT_OK(LAPI_Gfence(ot.h));

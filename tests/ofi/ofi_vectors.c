@@ -30,16 +30,6 @@
 
 #include "transport/ofi/ofi.h"
 
-static uint64_t job_sum(uint64_t mine)
-{
-  void **tab = ot_addrs((void *)(uintptr_t)mine);
-  uint64_t s = 0;
-  for (int t = 0; t < ot.n; t++)
-    s += (uint64_t)(uintptr_t)tab[t];
-  free(tab);
-  return s;
-}
-
 /* The stage-reference path that OFI_TEST_PACKREF names ran; 1 if the
  * test is to be skipped (references wanted, no arena could be mapped
  * here: the same ptrace rules as CMA). */
@@ -53,8 +43,8 @@ static int check_packref_path(void)
   for (uint k = 0; k < ofi.ntasks; k++)
     refused += ofi.peers[k].ref_off != 0;
   pthread_mutex_unlock(&ofi.lock);
-  chunks = job_sum(chunks);
-  refused = job_sum(refused);
+  chunks = ot_job_sum(chunks);
+  refused = ot_job_sum(refused);
   if (strcmp(want, "used") == 0 && chunks == 0 && refused > 0) {
     if (ot.me == 0)
       printf("ofi_vectors: a peer's stage arena cannot be mapped here: "
@@ -92,8 +82,8 @@ static int check_read_path(void)
              "SKIP\n");
     return 1;
   }
-  reads = job_sum(reads);
-  cma = job_sum(cma);
+  reads = ot_job_sum(reads);
+  cma = ot_job_sum(cma);
   if (strcmp(want, "used") == 0)
     OT_CHECK(cma > 0, "no RMA read went by CMA (%llu reads)",
              (unsigned long long)reads);

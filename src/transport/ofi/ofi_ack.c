@@ -243,8 +243,7 @@ void ofi_ack_watch(void)
 {
   for (uint t = 0; t < ofi.ntasks; t++) {
     struct ofi_peer *p = &ofi.peers[t];
-    if (p->nf_next != p->nf_acked && !p->nf_asking &&
-        p->nf_watched == p->nf_acked && worth_asking(p))
+    if (!p->nf_asking && p->nf_watched == p->nf_acked && worth_asking(p))
       send_ack_req(t);
     p->nf_watched = p->nf_acked;
   }

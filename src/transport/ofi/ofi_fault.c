@@ -42,6 +42,7 @@ int ofi_nomem_every;
 static unsigned long mangle_count, nomem_count;
 static uint64_t injected[OFI_BAD_N];
 static unsigned stale_flip; /* alternates gone / never existed */
+static unsigned nak_flip;   /* alternates the two NAK faults */
 
 static int env_every(const char *name)
 {
@@ -57,6 +58,7 @@ void ofi_fault_settings(void)
   ofi_mangle_every = env_every("LAPI_OFI_TEST_MANGLE");
   ofi_nomem_every = env_every("LAPI_OFI_TEST_NOMEM");
   mangle_count = nomem_count = 0;
+  stale_flip = nak_flip = 0;
   memset(injected, 0, sizeof injected);
   if (ofi_mangle_every || ofi_nomem_every)
     LAPI_LOG(LAPI_LOG_INFO, "ofi: test hooks on: an invalid copy after "
@@ -149,7 +151,7 @@ static size_t mangle(unsigned char *m, size_t len, enum ofi_bad cls)
     break;
   case OFI_BAD_NAK: {
     struct ofi_nak *n = (struct ofi_nak *)m;
-    if (stale_flip++ % 2)
+    if (nak_flip++ % 2)
       n->status = LAPI_SUCCESS;
     else
       n->h.id = (uint32_t)(n->h.id + 0x80000000u);
