@@ -118,9 +118,9 @@ struct lapi_tp_ops {
   /* h waits until its messages landed (LAPI_Fence, LAPI_Gfence,
    * LAPI_Term): ask the targets for what would tell (a transport whose
    * messages can land without a word to the origin: ofi's no-FIN
-   * messages).  Cheap when there is nothing to ask; returns the requests
-   * sent (lapi_tp_no_flush: 0). */
-  int (*flush)(struct lapi_hndl *h);
+   * messages).  Cheap when there is nothing to ask (lapi_tp_no_flush:
+   * never anything). */
+  void (*flush)(struct lapi_hndl *h);
   /* The caller learnt by another way (the bootstrap's barrier of
    * LAPI_Gfence) that messages to it have landed: order the transport's
    * writes of their data before what the caller reads next (their
@@ -163,7 +163,7 @@ int lapi_tp_no_get(struct lapi_hndl *h, const struct lapi_tp_rma *op);
 int lapi_tp_no_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op);
 int lapi_tp_no_progress(struct lapi_hndl *h);
 int lapi_tp_no_tight(struct lapi_hndl *h, int on);
-int lapi_tp_no_flush(struct lapi_hndl *h);
+void lapi_tp_no_flush(struct lapi_hndl *h);
 void lapi_tp_no_sync(void);
 
 #endif /* LAPI_TP_H */

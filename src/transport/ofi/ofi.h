@@ -733,7 +733,7 @@ int ofi_nak_post(uint peer, const struct ofi_nak *n);
 /* Our message to task failed there with code (NAK or FIN status). */
 void ofi_remote_fail(struct lapi_hndl *h, int kind, uint task, int code);
 void ofi_ack_free(void);
-int ofi_tp_flush(struct lapi_hndl *h); /* the tp op; takes ofi.lock */
+void ofi_tp_flush(struct lapi_hndl *h); /* the tp op; takes ofi.lock */
 void ofi_tp_sync(void);                /* the tp op; takes ofi.lock */
 
 /* A target's status the origin must hear of: a purge is the target's

@@ -198,22 +198,18 @@ static int worth_asking(const struct ofi_peer *p)
 /* The tp flush op: h waits for its messages to land (LAPI_Fence,
  * LAPI_Gfence, LAPI_Term).  Ask every peer that holds no-FIN messages
  * sent since we last asked; cheap when there are none (no lock). */
-int ofi_tp_flush(struct lapi_hndl *h)
+void ofi_tp_flush(struct lapi_hndl *h)
 {
   (void)h; /* a fence waits for every handle's messages to the peer */
   if (!__atomic_load_n(&ofi.nf_unasked, __ATOMIC_ACQUIRE))
-    return 0;
-  int asked = 0;
+    return;
   pthread_mutex_lock(&ofi.lock);
   __atomic_store_n(&ofi.nf_unasked, 0, __ATOMIC_RELAXED);
   if (ofi.up && ofi.nf_unacked)
     for (uint t = 0; t < ofi.ntasks; t++)
-      if (worth_asking(&ofi.peers[t])) {
+      if (worth_asking(&ofi.peers[t]))
         send_ack_req(t);
-        asked++;
-      }
   pthread_mutex_unlock(&ofi.lock);
-  return asked;
 }
 
 /* The tp sync op.  Arrivals are written under ofi.lock (eager data,
