@@ -186,8 +186,9 @@ int main(void)
     fprintf(stderr, "two tasks\n");
     return 2;
   }
-  /* set at all: on (ofi_fabric.c) */
-  int fin_always = getenv("LAPI_OFI_FIN_ALWAYS") != NULL;
+  /* as ofi_fabric.c reads it: unset, empty or "0" is off */
+  const char *fa = getenv("LAPI_OFI_FIN_ALWAYS");
+  int fin_always = fa && *fa && strcmp(fa, "0") != 0;
   LAPI_Setcntr(ot.h, &tgt, 0);
   OT_OK(LAPI_Addr_set(ot.h, (void *)good_hdr, 5));
   OT_OK(LAPI_Addr_set(ot.h, (void *)badvec_hdr, 6));
