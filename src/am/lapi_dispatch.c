@@ -294,6 +294,8 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
   int64_t start = mono_ns(), now = start;
   int64_t until = start + (int64_t)us * 1000;
   int ok = 0;
+  struct lapi_tight_pace pace;
+  lapi_tight_pace_start(&pace, start);
   for (unsigned i = 1;; i++) {
     if (done(arg)) {
       ok = 1;
@@ -306,8 +308,10 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
     }
     if (i % 16 == 0 && (now = mono_ns()) >= until)
       break;
-    lapi_tight_relax(now - start);
+    lapi_tight_relax(&pace, now);
   }
+  if (ok)
+    lapi_tight_pace_end(&pace);
   /* Polling mode: the caller is back in LAPI soon (a ping-pong, a loop
    * of waits), so the transport may keep the registration for a while;
    * a wait that gave up goes to sleep and needs the progress thread
