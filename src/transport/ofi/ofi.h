@@ -510,6 +510,7 @@ struct ofi_state {
   struct ofi_buf *free_bufs;
   struct ofi_buf *retry_head, *retry_tail; /* sends that got EAGAIN */
   struct ofi_owed *owed_head, *owed_tail;  /* work that found no buffer */
+  struct ofi_buf *repost_owed; /* receive buffers of direct deliveries */
   struct ofi_owed *owed_spare;
   struct ofi_buf *recv_bufs; /* all posted receive buffers (array) */
   long tx_posted;            /* sends waiting for their completion */
@@ -705,6 +706,17 @@ extern __thread int ofi_direct_armed __attribute__((tls_model("initial-exec")));
 extern __thread int ofi_direct_held __attribute__((tls_model("initial-exec")));
 int ofi_direct_take(const struct ofi_short *s, size_t len);
 void ofi_direct_deliver(void);
+/* Under ofi.lock: settle the ends and reposts that direct deliveries
+ * owe (every thread's); cheap when there are none. */
+void ofi_direct_flush(void);
+extern int ofi_direct_owing; /* atomic: slots whose end is owed */
+static inline void ofi_direct_settle(void)
+{
+  if (ofi.repost_owed || __atomic_load_n(&ofi_direct_owing, __ATOMIC_ACQUIRE))
+    ofi_direct_flush();
+}
+/* ofi_progress.c: post a receive buffer again */
+void ofi_repost(struct ofi_buf *b);
 void ofi_on_get(const struct ofi_get *g, size_t len);
 void ofi_on_rmw(const struct ofi_rmw *m);
 void ofi_on_data(const struct ofi_data *d, size_t len);

@@ -14,6 +14,15 @@
  * as any other.  Only ofi.lock is taken once more, to count the message
  * done for the acknowledgement.  LAPI orders no messages, so one that
  * overtakes a queued one breaks no promise.
+ * The end of the message (its count for the acknowledgement, or its NAK)
+ * and the repost of its receive buffer are owed, not done, on the way
+ * back to the waiter: whoever takes ofi.lock next settles them
+ * (ofi_direct_flush), in a ping-pong the thread itself right after it
+ * injected its answer, off the answer's path.  A lock and a fi_recv less
+ * between the arrival and the answer; the acknowledgement rides one
+ * packet later.  Every pass of any thread (the progress thread's 1 ms
+ * slices while a thread polls, the pass that ends a left registration)
+ * settles them too, so none waits long.
  * Measured: docs/PROTOCOL.md, "Progress".
  */
 #include <pthread.h>
@@ -25,14 +34,21 @@
 /* Largest packet a slot holds (bigger ones take the queue). */
 #define OFI_DIRECT_MAX 512
 
-enum { SLOT_FREE = 0, SLOT_FULL, SLOT_RUNNING };
+/* FREE -> FULL (take, under ofi.lock) -> RUNNING (deliver) -> ENDED,
+ * its end owed (or FREE if it was queued) -> FREE (ofi_direct_flush,
+ * under ofi.lock). */
+enum { SLOT_FREE = 0, SLOT_FULL, SLOT_RUNNING, SLOT_ENDED };
 
 struct direct_slot {
   struct lapi_item it; /* first: the item is the slot */
   struct lapi_hndl *h;
+  struct direct_slot *next; /* every thread's slot (`slots`) */
   size_t len;
-  int state;
+  int state; /* atomic: ENDED is set without ofi.lock */
   int retry; /* the header handler said LAPI_DROP_PKT */
+  int end_status;
+  int end_delivered;
+  unsigned gen; /* the endpoint life the packet came in on */
   unsigned char pkt[OFI_DIRECT_MAX] __attribute__((aligned(8)));
 };
 
@@ -45,12 +61,33 @@ __thread int ofi_direct_held __attribute__((tls_model("initial-exec")));
 static pthread_key_t slot_key;
 static pthread_once_t slot_once = PTHREAD_ONCE_INIT;
 static int slot_key_ok;
+static struct direct_slot *slots; /* under ofi.lock */
+int ofi_direct_owing; /* atomic: slots ENDED */
+
+static void end_owed(struct direct_slot *sl);
+
+/* A thread ends: settle its slot and forget it. */
+static void slot_free(void *arg)
+{
+  struct direct_slot *sl = arg;
+  pthread_mutex_lock(&ofi.lock);
+  if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) == SLOT_ENDED)
+    end_owed(sl);
+  for (struct direct_slot **pp = &slots; *pp; pp = &(*pp)->next)
+    if (*pp == sl) {
+      *pp = sl->next;
+      break;
+    }
+  pthread_mutex_unlock(&ofi.lock);
+  free(sl);
+}
 
 static void slot_key_make(void)
 {
-  slot_key_ok = pthread_key_create(&slot_key, free) == 0;
+  slot_key_ok = pthread_key_create(&slot_key, slot_free) == 0;
 }
 
+/* Under ofi.lock. */
 static struct direct_slot *slot_new(void)
 {
   pthread_once(&slot_once, slot_key_make);
@@ -60,6 +97,10 @@ static struct direct_slot *slot_new(void)
   if (sl && pthread_setspecific(slot_key, sl) != 0) {
     free(sl);
     sl = NULL;
+  }
+  if (sl) {
+    sl->next = slots;
+    slots = sl;
   }
   return sl;
 }
@@ -73,29 +114,57 @@ int ofi_direct_take(const struct ofi_short *s, size_t len)
     return 0; /* refused by the queue's path; interrupt mode */
   if (slot == NULL && (slot = slot_new()) == NULL)
     return 0;
-  if (slot->state != SLOT_FREE)
+  if (__atomic_load_n(&slot->state, __ATOMIC_ACQUIRE) == SLOT_ENDED)
+    end_owed(slot);
+  if (__atomic_load_n(&slot->state, __ATOMIC_RELAXED) != SLOT_FREE)
     return 0; /* one at a time (and none while one runs) */
   memcpy(slot->pkt, s, len);
   slot->len = len;
   slot->h = h;
-  slot->state = SLOT_FULL;
+  slot->gen = ofi.gen;
+  __atomic_store_n(&slot->state, SLOT_FULL, __ATOMIC_RELAXED);
   ofi_direct_held = 1;
   return 1;
 }
 
 /* The end of a message, as the queue's path ends it: counted for the
- * acknowledgement, or a NAK to the origin if it failed here. */
-static void direct_end(const struct ofi_short *s, int delivered, int status)
+ * acknowledgement, or a NAK to the origin if it failed here.  Under
+ * ofi.lock; an end of an endpoint life gone by is dropped with it. */
+static void end_owed(struct direct_slot *sl)
 {
-  pthread_mutex_lock(&ofi.lock);
-  ofi.st.direct++;
-  if (delivered)
-    ofi.st.eager++;
-  if (!ofi_status_failed(status))
-    ofi_nofin_end(s->h.src, (uint32_t)s->h.id);
-  else
-    ofi_nofin_fail(s->h.src, s->h.hndl, (uint32_t)s->h.id, OFI_K_AM, status);
-  pthread_mutex_unlock(&ofi.lock);
+  const struct ofi_short *s = (const struct ofi_short *)sl->pkt;
+  if (ofi.up && sl->gen == ofi.gen) {
+    ofi.st.direct++;
+    if (sl->end_delivered)
+      ofi.st.eager++;
+    if (!ofi_status_failed(sl->end_status))
+      ofi_nofin_end(s->h.src, (uint32_t)s->h.id);
+    else
+      ofi_nofin_fail(s->h.src, s->h.hndl, (uint32_t)s->h.id, OFI_K_AM,
+                     sl->end_status);
+  }
+  __atomic_sub_fetch(&ofi_direct_owing, 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELEASE);
+}
+
+void ofi_direct_flush(void)
+{
+  while (ofi.repost_owed) {
+    struct ofi_buf *b = ofi.repost_owed;
+    ofi.repost_owed = b->next;
+    ofi_repost(b);
+  }
+  if (__atomic_load_n(&ofi_direct_owing, __ATOMIC_ACQUIRE) == 0)
+    return;
+  for (struct direct_slot *sl = slots; sl; sl = sl->next)
+    if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) == SLOT_ENDED)
+      end_owed(sl);
+}
+
+static void direct_end(struct direct_slot *sl, int delivered, int status)
+{
+  sl->end_delivered = delivered;
+  sl->end_status = status;
 }
 
 /* Run by lapi_dispatch_run_now with the handle's lock held. */
@@ -122,12 +191,12 @@ static void direct_run(struct lapi_item *it)
     sl->retry = 1; /* queued by ofi_direct_deliver, run again later */
     return;
   case LAPI_AM_FAILED:
-    direct_end(s, 0, d.error);
+    direct_end(sl, 0, d.error);
     return;
   case LAPI_AM_DISCARD:
   case LAPI_AM_DELIVER:
     ofi_am_land(&m, &d, data);
-    direct_end(s, d.action == LAPI_AM_DELIVER, LAPI_SUCCESS);
+    direct_end(sl, d.action == LAPI_AM_DELIVER, LAPI_SUCCESS);
     return;
   }
 }
@@ -136,9 +205,9 @@ void ofi_direct_deliver(void)
 {
   struct direct_slot *sl = slot;
   ofi_direct_held = 0;
-  if (sl == NULL || sl->state != SLOT_FULL)
+  if (sl == NULL || __atomic_load_n(&sl->state, __ATOMIC_RELAXED) != SLOT_FULL)
     return;
-  sl->state = SLOT_RUNNING;
+  __atomic_store_n(&sl->state, SLOT_RUNNING, __ATOMIC_RELAXED);
   sl->retry = 0;
   sl->it.run = direct_run;
   sl->it.cancel = NULL;
@@ -146,8 +215,13 @@ void ofi_direct_deliver(void)
   sl->it.src = (int)ofi_src_task(&s->h);
   if (!lapi_dispatch_run_now(sl->h, &sl->it) || sl->retry) {
     pthread_mutex_lock(&ofi.lock);
-    ofi_short_queue(s, sl->len);
+    if (sl->gen == ofi.gen)
+      ofi_short_queue(s, sl->len);
+    __atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&ofi.lock);
+    return;
   }
-  sl->state = SLOT_FREE;
+  /* the run ended it (a handler never returns without an end) */
+  __atomic_add_fetch(&ofi_direct_owing, 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&sl->state, SLOT_ENDED, __ATOMIC_RELEASE);
 }

@@ -456,6 +456,7 @@ static void close_all(void)
   if (ofi.ep)
     fi_close(&ofi.ep->fid);
   ofi.ep = NULL;
+  ofi.repost_owed = NULL; /* they go with the endpoint */
   if (ofi.recv_bufs) {
     for (int k = 0; k < ofi.nrecv; k++) {
       ofi_mr_close(ofi.recv_bufs[k].mr);

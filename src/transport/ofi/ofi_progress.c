@@ -110,7 +110,7 @@ static void packet(const unsigned char *mem, size_t len)
   }
 }
 
-static void repost(struct ofi_buf *b)
+void ofi_repost(struct ofi_buf *b)
 {
   int rc;
   for (int tries = 0;; tries++) {
@@ -136,10 +136,19 @@ static void completion(void *ctx, size_t len)
     ofi.peers[((struct ofi_buf *)c)->peer].tx_posted--;
     ofi_buf_put((struct ofi_buf *)c);
     break;
-  case OFI_C_RECV:
-    packet(((struct ofi_buf *)c)->mem, len);
-    repost((struct ofi_buf *)c);
+  case OFI_C_RECV: {
+    struct ofi_buf *b = (struct ofi_buf *)c;
+    int held = ofi_direct_held;
+    packet(b->mem, len);
+    if (!held && ofi_direct_held) {
+      /* delivered from a copy: the repost can wait (ofi_direct.c) */
+      b->next = ofi.repost_owed;
+      ofi.repost_owed = b;
+    } else {
+      ofi_repost(b);
+    }
     break;
+  }
   case OFI_C_READ:
     ofi_on_read_done((struct ofi_read *)c, 0);
     break;
@@ -176,7 +185,7 @@ static void completion_error(void)
     /* A message longer than our buffers (FI_ETRUNC) or a receive error:
      * nothing of it is used. */
     ofi_bad_pkt(why, UINT32_MAX);
-    repost((struct ofi_buf *)c);
+    ofi_repost((struct ofi_buf *)c);
     break;
   case OFI_C_READ:
     ofi_on_read_done((struct ofi_read *)c, e.err ? e.err : FI_EIO);
@@ -383,6 +392,7 @@ static int linger_end_old(void)
     return 0;
   ofi_bell_polled(-n);
   __atomic_sub_fetch(&tight_pollers, n, __ATOMIC_SEQ_CST);
+  ofi_direct_settle();
   drain_cq();
   return 1;
 }
@@ -399,6 +409,7 @@ static void *progress_main(void *arg)
   int idle = 0;
   pthread_mutex_lock(&ofi.lock);
   while (!__atomic_load_n(&ofi.stop, __ATOMIC_SEQ_CST)) {
+    ofi_direct_settle();
     int n = drain_cq();
     ofi_send_retry();
     ofi_sink_issue();
@@ -473,6 +484,7 @@ static OFI_TLS int tight_thread; /* this thread polls in a tight loop */
  * Returns the completions handled. */
 static int progress_pass(void)
 {
+  ofi_direct_settle();
   int n = drain_cq();
   if (ofi.retry_head || ofi.owed_head)
     ofi_send_retry();
@@ -527,6 +539,7 @@ static OFI_TLS int pass_owed; /* the pass that ended tight polling */
 
 void ofi_owed_pass(void)
 {
+  ofi_direct_settle();
   if (pass_owed) {
     pass_owed = 0;
     progress_pass();
