@@ -302,6 +302,10 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
       break;
     }
     if (lapi_progress(h) > 0) {
+      if (done(arg)) { /* the common end: what we waited for came */
+        ok = 1;
+        break;
+      }
       /* again, if a handler's own wait ended it */
       lapi_tp_tight(h, LAPI_TIGHT_START);
       continue;

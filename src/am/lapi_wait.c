@@ -255,7 +255,9 @@ static void rlock_took(struct lapi_rlock *l)
 {
   __atomic_store_n(&l->owner_thread, pthread_self(), __ATOMIC_RELAXED);
   l->depth = 1;
-  __atomic_store_n(&l->owner, lapi_self_id(), __ATOMIC_SEQ_CST);
+  /* Others only learn from it that the lock is not theirs, which a
+   * stale 0 does not change (their trylock fails): no fence needed. */
+  __atomic_store_n(&l->owner, lapi_self_id(), __ATOMIC_RELEASE);
 }
 
 void lapi_rlock_lock(struct lapi_rlock *l)
@@ -286,8 +288,11 @@ void lapi_rlock_unlock(struct lapi_rlock *l)
     return;
   __atomic_store_n(&l->owner, 0, __ATOMIC_SEQ_CST);
   pthread_mutex_unlock(&l->m);
-  /* The idle dispatcher only if it skipped work behind this lock. */
-  if (__atomic_exchange_n(&l->wanted, 0, __ATOMIC_SEQ_CST))
+  /* The idle dispatcher only if it skipped work behind this lock (a
+   * load first: the exchange is a locked instruction, taken only when
+   * somebody wants the lock). */
+  if (__atomic_load_n(&l->wanted, __ATOMIC_SEQ_CST) &&
+      __atomic_exchange_n(&l->wanted, 0, __ATOMIC_SEQ_CST))
     lapi_bell_ring();
   else
     lapi_bell_ring_waiters();

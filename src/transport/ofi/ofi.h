@@ -709,7 +709,7 @@ void ofi_direct_deliver(void);
 /* Under ofi.lock: settle the ends and reposts that direct deliveries
  * owe (every thread's); cheap when there are none. */
 void ofi_direct_flush(void);
-extern int ofi_direct_owing; /* atomic: slots whose end is owed */
+extern int ofi_direct_owing; /* atomic: some slot's end may be owed */
 static inline void ofi_direct_settle(void)
 {
   if (ofi.repost_owed || __atomic_load_n(&ofi_direct_owing, __ATOMIC_ACQUIRE))

@@ -62,7 +62,7 @@ static pthread_key_t slot_key;
 static pthread_once_t slot_once = PTHREAD_ONCE_INIT;
 static int slot_key_ok;
 static struct direct_slot *slots; /* under ofi.lock */
-int ofi_direct_owing; /* atomic: slots ENDED */
+int ofi_direct_owing; /* atomic: a slot may be ENDED */
 
 static void end_owed(struct direct_slot *sl);
 
@@ -143,7 +143,6 @@ static void end_owed(struct direct_slot *sl)
       ofi_nofin_fail(s->h.src, s->h.hndl, (uint32_t)s->h.id, OFI_K_AM,
                      sl->end_status);
   }
-  __atomic_sub_fetch(&ofi_direct_owing, 1, __ATOMIC_RELAXED);
   __atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELEASE);
 }
 
@@ -154,7 +153,10 @@ void ofi_direct_flush(void)
     ofi.repost_owed = b->next;
     ofi_repost(b);
   }
-  if (__atomic_load_n(&ofi_direct_owing, __ATOMIC_ACQUIRE) == 0)
+  /* A flag, not a count: plain stores on the deliverer's path.  One
+   * that ends after the exchange sets it again for the next flush. */
+  if (__atomic_load_n(&ofi_direct_owing, __ATOMIC_ACQUIRE) == 0 ||
+      __atomic_exchange_n(&ofi_direct_owing, 0, __ATOMIC_ACQ_REL) == 0)
     return;
   for (struct direct_slot *sl = slots; sl; sl = sl->next)
     if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) == SLOT_ENDED)
@@ -222,6 +224,6 @@ void ofi_direct_deliver(void)
     return;
   }
   /* the run ended it (a handler never returns without an end) */
-  __atomic_add_fetch(&ofi_direct_owing, 1, __ATOMIC_RELAXED);
   __atomic_store_n(&sl->state, SLOT_ENDED, __ATOMIC_RELEASE);
+  __atomic_store_n(&ofi_direct_owing, 1, __ATOMIC_RELEASE);
 }
