@@ -49,6 +49,7 @@ static const char *const tp_names[LAPI_TP_COUNT] = {"self", "crts", "ofi"};
 
 static void stats_of(const struct lapi_hndl *h, int tp, lapi_statistics_t *s)
 {
+  lapi_tp_sync(); /* counts a transport keeps owed (ofi_direct.c) */
   memset(s, 0, sizeof *s);
   for (int t = 0; t < LAPI_TP_COUNT; t++) {
     if (tp >= 0 && t != tp)

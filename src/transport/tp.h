@@ -124,7 +124,8 @@ struct lapi_tp_ops {
   /* The caller learnt by another way (the bootstrap's barrier of
    * LAPI_Gfence) that messages to it have landed: order the transport's
    * writes of their data before what the caller reads next (their
-   * threads wrote it; lapi_tp_no_sync where counters already do). */
+   * threads wrote it; lapi_tp_no_sync where counters already do), and
+   * settle any count it keeps owed (the statistics read it next). */
   void (*sync)(void);
 };
 

@@ -690,9 +690,14 @@ void ofi_on_rts(const struct ofi_rts *r, size_t len);
 void ofi_on_short(const struct ofi_short *s, size_t len);
 /* A checked SHORT whose number is taken: into the handle's queue. */
 void ofi_short_queue(const struct ofi_short *s, size_t len);
-/* An eager AM whose header handler chose DELIVER or DISCARD: counted,
- * its data (in the packet) copied where the handler said, then its
- * completion handler and tgt_cntr.  Any thread, no lock. */
+/* An eager AM whose header handler chose DELIVER or DISCARD: its data
+ * (in the packet) copied where the handler said, then its completion
+ * handler and tgt_cntr.  Any thread, no lock.  The caller counts it in
+ * the statistics (ofi_am_bytes of it). */
+static inline size_t ofi_am_bytes(const struct lapi_am_dest *d)
+{
+  return d->action == LAPI_AM_DELIVER ? d->bytes : 0;
+}
 void ofi_am_land(struct lapi_am_msg *m, struct lapi_am_dest *d,
                  const unsigned char *data);
 

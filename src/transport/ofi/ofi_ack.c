@@ -219,6 +219,7 @@ void ofi_tp_flush(struct lapi_hndl *h)
 void ofi_tp_sync(void)
 {
   pthread_mutex_lock(&ofi.lock);
+  ofi_direct_settle(); /* counts the statistics readers want too */
   pthread_mutex_unlock(&ofi.lock);
 }
 

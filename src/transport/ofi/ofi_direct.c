@@ -48,6 +48,7 @@ struct direct_slot {
   int retry; /* the header handler said LAPI_DROP_PKT */
   int end_status;
   int end_delivered;
+  size_t end_bytes; /* for the statistics */
   unsigned gen; /* the endpoint life the packet came in on */
   unsigned char pkt[OFI_DIRECT_MAX] __attribute__((aligned(8)));
 };
@@ -134,6 +135,8 @@ static void end_owed(struct direct_slot *sl)
 {
   const struct ofi_short *s = (const struct ofi_short *)sl->pkt;
   if (ofi.up && sl->gen == ofi.gen) {
+    if (!ofi_status_failed(sl->end_status))
+      lapi_am_stat_recv(sl->h, LAPI_TP_OFI, sl->end_bytes);
     ofi.st.direct++;
     if (sl->end_delivered)
       ofi.st.eager++;
@@ -197,6 +200,7 @@ static void direct_run(struct lapi_item *it)
     return;
   case LAPI_AM_DISCARD:
   case LAPI_AM_DELIVER:
+    sl->end_bytes = ofi_am_bytes(&d);
     ofi_am_land(&m, &d, data);
     direct_end(sl, d.action == LAPI_AM_DELIVER, LAPI_SUCCESS);
     return;

@@ -178,8 +178,7 @@ static void start_data(struct ofi_xfer *x);
 void ofi_am_land(struct lapi_am_msg *m, struct lapi_am_dest *d,
                  const unsigned char *data)
 {
-  size_t bytes = d->action == LAPI_AM_DELIVER ? d->bytes : 0;
-  lapi_am_stat_recv(m->h, LAPI_TP_OFI, bytes);
+  size_t bytes = ofi_am_bytes(d);
   if (bytes && d->vec)
     lapi_vec_unpack(d->vec, data, 0, bytes);
   else if (bytes)
@@ -206,6 +205,7 @@ static void am_header_run(struct lapi_item *it)
     item_finish(x, d->error);
     return;
   case LAPI_AM_DISCARD:
+    lapi_am_stat_recv(x->h, LAPI_TP_OFI, 0);
     ofi_am_land(&x->msg, d, NULL);
     item_finish(x, LAPI_SUCCESS);
     return;
@@ -214,6 +214,7 @@ static void am_header_run(struct lapi_item *it)
   }
   if (x->mode == OFI_MODE_EAGER) {
     /* The data is in our copy of the packet: straight to the user. */
+    lapi_am_stat_recv(x->h, LAPI_TP_OFI, d->bytes);
     ofi_am_land(&x->msg, d, x->p_data);
     pthread_mutex_lock(&ofi.lock);
     ofi.st.eager++;
