@@ -101,7 +101,9 @@ int ofi_cma_read(uint peer, struct iovec *l, size_t nl, struct iovec *r,
                  size_t nr, size_t bytes)
 {
   pid_t pid = ofi.peers[peer].cma_pid;
-  if (fault_every > 0 && ++fault_count % fault_every == 0 && nr > 0)
+  /* atomic: an AM's item reads outside ofi.lock (ofi_sink.c) */
+  if (fault_every > 0 && nr > 0 &&
+      __atomic_add_fetch(&fault_count, 1, __ATOMIC_RELAXED) % fault_every == 0)
     r[nr - 1].iov_base = (void *)(uintptr_t)8; /* page 0: never mapped */
   while (bytes > 0) {
     ssize_t n = process_vm_readv(pid, l, nl, r, nr, 0);
