@@ -11,7 +11,10 @@
  * again) and no task hangs; the three pieces before the bad one arrived.
  * Then a contiguous 128 KiB LAPI_Amsend, whose read runs in the item of
  * its header handler (ofi_sink.c): it fails the same way, and its
- * completion handler never runs.
+ * completion handler never runs.  Last a contiguous 128 KiB LAPI_Get,
+ * whose target writes the data into the origin's buffer by CMA
+ * (OFI_GET_WRITE): the write fails, the origin's error handler hears
+ * LAPI_ERR_RECV_INCOMP, and neither org_cntr nor tgt_cntr moves.
  * White box (lapi_static): where CMA cannot work it exits 77 (skipped).
  */
 #include "ofi_test.h"
@@ -133,6 +136,35 @@ int main(void)
     LAPI_Getcntr(ot.h, &tgt_cntr, &v);
     OT_CHECK(v == 0, "tgt_cntr %d after a failed Amsend", v);
   }
+  /* The Get: task 1 takes task 0's am_src; task 0's write fails. */
+  LAPI_Setcntr(ot.h, &tgt_cntr, 0);
+  void **srcs = ot_addrs(am_src);
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 1) {
+    lapi_cntr_t org;
+    LAPI_Setcntr(ot.h, &org, 0);
+    OT_OK(LAPI_Get(ot.h, 0, sizeof am_src, srcs[0], am_dst, cntrs[0], &org));
+    for (int tries = 0;
+         tries < 500 && __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) < 3;
+         tries++) {
+      int v;
+      LAPI_Getcntr(ot.h, &org, &v); /* polling mode: progress */
+      usleep(10000);
+    }
+    OT_CHECK(__atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) == 3,
+             "LAPI_ERR_RECV_INCOMP heard %d times after the Get, want 3",
+             __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST));
+    int v = -1;
+    LAPI_Getcntr(ot.h, &org, &v);
+    OT_CHECK(v == 0, "org_cntr %d after a failed get", v);
+  }
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 0) {
+    int v = -1;
+    LAPI_Getcntr(ot.h, &tgt_cntr, &v);
+    OT_CHECK(v == 0, "tgt_cntr %d after a failed get", v);
+  }
+  free(srcs);
   free(dsts);
   free(cntrs);
   return ot_finish("ofi_cma_fault");

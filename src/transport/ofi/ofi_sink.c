@@ -38,6 +38,7 @@
 
 static void after_desc(struct ofi_xfer *x);
 static void get_after_desc(struct ofi_xfer *x);
+static void get_write(struct ofi_xfer *x);
 
 static void ready_add(struct ofi_xfer *x)
 {
@@ -606,12 +607,33 @@ static void after_desc(struct ofi_xfer *x)
 void ofi_on_get(const struct ofi_get *g, size_t len)
 {
   uint src = g->h.src;
-  if (g->desc_inline ? len != sizeof *g + g->desc_len
+  int wr = g->flags == OFI_GET_WRITE;
+  /* A write needs CMA (job-wide: the origin knows) and the inline
+   * description; then the origin's segment follows it. */
+  if ((g->flags & ~OFI_GET_WRITE) || (wr && (!ofi.cma || !g->desc_inline))) {
+    ofi_bad_pkt("GET flags", src);
+    ofi_send_fin(src, g->h.hndl, g->h.id, LAPI_ERR_UNKNOWN);
+    return;
+  }
+  size_t wat = g->desc_inline && g->desc_len <= len
+                   ? ofi_align8(sizeof *g + g->desc_len) : 0;
+  if (g->desc_inline ? len != (wr ? wat + sizeof(struct ofi_seg)
+                                  : sizeof *g + g->desc_len)
                      : (len != sizeof *g || g->desc_len == 0 ||
                         g->desc_len > DESC_MAX) ||
       g->data_len > (uint64_t)LAPI_MAX_MSG_SZ) {
     ofi_bad_pkt("GET sizes", src);
     return;
+  }
+  struct ofi_seg w = {0, 0, 0};
+  if (wr) {
+    memcpy(&w, (const unsigned char *)g + wat, sizeof w);
+    if (w.len != g->data_len || w.len == 0 || w.key != 0 ||
+        w.addr + w.len < w.addr) {
+      ofi_bad_pkt("GET origin segment", src);
+      ofi_send_fin(src, g->h.hndl, g->h.id, LAPI_ERR_UNKNOWN);
+      return;
+    }
   }
   struct lapi_hndl *h = ofi_hndl(g->h.hndl);
   if (h == NULL) {
@@ -627,6 +649,8 @@ void ofi_on_get(const struct ofi_get *g, size_t len)
   x->kind = OFI_K_GETREPLY;
   x->cookie = g->h.id;
   x->src_xfer = g->h.id;
+  x->get_write = wr;
+  x->wseg = w;
   x->tgt_cntr = g->tgt_cntr;
   x->data_len = g->data_len;
   x->desc_in_len = g->desc_len;
@@ -669,8 +693,53 @@ static void get_after_desc(struct ofi_xfer *x)
   }
   x->src = &x->rdesc.v;
   lapi_am_stat_recv(x->h, LAPI_TP_OFI, x->data_len);
+  if (x->get_write) {
+    get_write(x);
+    return;
+  }
   ofi_source_mode(x);
   ofi_source_start(x);
+}
+
+/* OFI_GET_WRITE: our memory (x->src) into the origin's buffer by CMA,
+ * then tgt_cntr and a FIN that says the data is there; a failed write
+ * (LAPI_ERR_RECV_INCOMP in the FIN) fails the get at its origin as a
+ * failed read would, and tgt_cntr stays.  x is freed. */
+static void get_write(struct ofi_xfer *x)
+{
+  static struct iovec l[OFI_CMA_IOV]; /* under ofi.lock */
+  struct iovec r = {(void *)(uintptr_t)x->wseg.addr, (size_t)x->wseg.len};
+  struct lapi_vec_walk w;
+  lapi_vec_walk_init(&w, x->src);
+  size_t left = x->data_len;
+  int err = 0;
+  while (left > 0 && err == 0) {
+    size_t nl = 0, bytes = 0, cap = left < ofi.max_read ? left : ofi.max_read;
+    void *a;
+    size_t n;
+    while (nl < OFI_CMA_IOV && bytes < cap &&
+           lapi_vec_walk_next(&w, cap - bytes, &a, &n)) {
+      l[nl].iov_base = a;
+      l[nl].iov_len = n;
+      nl++;
+      bytes += n;
+    }
+    if (bytes == 0) { /* cannot happen after the checks of the GET */
+      err = -EFAULT;
+      break;
+    }
+    struct iovec rr = r;
+    ofi.st.cma_writes++;
+    err = ofi_cma_write(x->peer, l, nl, &rr, 1, bytes);
+    r.iov_base = (char *)r.iov_base + bytes;
+    r.iov_len -= bytes;
+    left -= bytes;
+  }
+  if (err == 0 && x->tgt_cntr)
+    lapi_cntr_bump(lapi_addr_ptr(x->tgt_cntr), (int)x->task);
+  ofi_send_fin(x->peer, ofi_key(x), x->cookie,
+               err ? LAPI_ERR_RECV_INCOMP : LAPI_SUCCESS);
+  ofi_xfer_free(x);
 }
 
 /* ----------------------------------------------------------------- RMW */
