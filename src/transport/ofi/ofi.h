@@ -16,7 +16,8 @@
  *   ofi_ack.c      acknowledgements of messages sent without a FIN
  *   ofi_sink.c     arrivals: header handlers, eager data, RMA reads and
  *                  the pipelined packed path, completion
- *   ofi_cma.c      RMA reads within the host by process_vm_readv
+ *   ofi_cma.c      RMA reads within the host by process_vm_readv (and
+ *                  a GET target's writes, process_vm_writev)
  *   ofi_packref.c  packed chunks by reference to the source's shared
  *                  stage arena (shm)
  *   ofi_wire.c     packet layouts, checks and vector descriptions

@@ -406,6 +406,18 @@ static void launch_rts(struct ofi_xfer *x)
   }
 }
 
+/* LAPI_OFI_GET_WRITE: 0 turns OFI_GET_WRITE off (the target answers
+ * every GET with an RTS for us to read). */
+static int get_write_on(void)
+{
+  static int setting = -1;
+  if (setting < 0) {
+    const char *s = getenv("LAPI_OFI_GET_WRITE");
+    setting = !(s && strcmp(s, "0") == 0);
+  }
+  return setting;
+}
+
 static void launch_get(struct ofi_xfer *x)
 {
   struct ofi_buf *b = ofi_buf_get();
@@ -419,7 +431,8 @@ static void launch_get(struct ofi_xfer *x)
    * we go on issuing, as a put's does (64 KiB Get streamed: see
    * docs/PERFORMANCE.md).  Small ones keep their eager reply. */
   size_t wat = ofi_align8(sizeof(struct ofi_get) + x->desc_len);
-  x->get_write = ofi.cma && inl && x->org_dst == &x->one.v &&
+  x->get_write = ofi.cma && get_write_on() && inl &&
+                 x->org_dst == &x->one.v &&
                  x->data_len > ofi.eager_limit &&
                  wat + sizeof(struct ofi_seg) <= ofi.buf_size;
   size_t len = x->get_write ? wat + sizeof(struct ofi_seg)

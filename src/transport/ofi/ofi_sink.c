@@ -20,6 +20,10 @@
  *            registration failed) PULL requests of one chunk each, up to
  *            pull_window in flight; the source packs, we unpack (on shm
  *            from its stage arena: ofi_packref.c).
+ * With CMA an AM into a contiguous buffer is read by its header
+ * handler's item, outside ofi.lock, which then runs its completion
+ * handler too; and a GET flagged WRITE is answered by writing our memory
+ * into the origin's buffer, then a FIN, instead of an RTS.
  * When every byte is in: the AM's completion handler and tgt_cntr (MPE
  * item), or the put's tgt_cntr, then a FIN to the source, or for a NO_FIN
  * RTS (eager, the origin waits for nothing) a count towards the next
