@@ -9,6 +9,12 @@
  * does: task 1's error handler hears LAPI_ERR_RECV_INCOMP, its tgt_cntr
  * does not move, task 0's org_cntr still moves (the buffer is free
  * again) and no task hangs; the three pieces before the bad one arrived.
+ * Then a contiguous 128 KiB LAPI_Amsend, whose read runs in the item of
+ * its header handler (ofi_sink.c): it fails the same way, and its
+ * completion handler never runs.  Last a contiguous 128 KiB LAPI_Get,
+ * whose target writes the data into the origin's buffer by CMA
+ * (OFI_GET_WRITE): the write fails, the origin's error handler hears
+ * LAPI_ERR_RECV_INCOMP, and neither org_cntr nor tgt_cntr moves.
  * White box (lapi_static): where CMA cannot work it exits 77 (skipped).
  */
 #include "ofi_test.h"
@@ -21,6 +27,27 @@
 static int recv_incomp; /* atomic: LAPI_ERR_RECV_INCOMP heard */
 static unsigned char src[NP][2 * PIECE], dst[NP][2 * PIECE];
 static lapi_cntr_t tgt_cntr;
+static unsigned char am_src[2 * PIECE], am_dst[2 * PIECE];
+static int am_done; /* atomic: the AM's completion handler ran */
+
+static void am_cmpl(lapi_handle_t *h, void *info)
+{
+  (void)h;
+  (void)info;
+  __atomic_add_fetch(&am_done, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *am_hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
+                    ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
+{
+  (void)h;
+  (void)uhdr;
+  (void)uhdr_len;
+  OT_CHECK(*msg_len == sizeof am_src, "AM msg_len %lu", *msg_len);
+  *comp_h = am_cmpl;
+  *uinfo = NULL;
+  return am_dst;
+}
 
 static void on_error(lapi_handle_t *h, int *code, lapi_err_t *type,
                      int *task, int *src_task)
@@ -83,6 +110,61 @@ int main(void)
       OT_CHECK(memcmp(dst[k], src[k], PIECE) == 0,
                "piece %d before the bad one did not arrive", k);
   }
+  /* The Amsend: read in its header handler's item, fails there. */
+  OT_OK(LAPI_Addr_set(ot.h, (void *)am_hdr, 1));
+  LAPI_Setcntr(ot.h, &tgt_cntr, 0);
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 0) {
+    memset(am_src, 5, sizeof am_src);
+    lapi_cntr_t cmpl;
+    LAPI_Setcntr(ot.h, &cmpl, 0);
+    OT_OK(LAPI_Amsend(ot.h, 1, (void *)1, NULL, 0, am_src, sizeof am_src,
+                      cntrs[1], NULL, &cmpl));
+  }
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 1) {
+    for (int tries = 0;
+         tries < 500 && __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) < 2;
+         tries++)
+      usleep(10000);
+    OT_CHECK(__atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) == 2,
+             "LAPI_ERR_RECV_INCOMP heard %d times after the Amsend, "
+             "want twice", __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST));
+    OT_CHECK(__atomic_load_n(&am_done, __ATOMIC_SEQ_CST) == 0,
+             "the failed Amsend's completion handler ran");
+    int v = -1;
+    LAPI_Getcntr(ot.h, &tgt_cntr, &v);
+    OT_CHECK(v == 0, "tgt_cntr %d after a failed Amsend", v);
+  }
+  /* The Get: task 1 takes task 0's am_src; task 0's write fails. */
+  LAPI_Setcntr(ot.h, &tgt_cntr, 0);
+  void **srcs = ot_addrs(am_src);
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 1) {
+    lapi_cntr_t org;
+    LAPI_Setcntr(ot.h, &org, 0);
+    OT_OK(LAPI_Get(ot.h, 0, sizeof am_src, srcs[0], am_dst, cntrs[0], &org));
+    for (int tries = 0;
+         tries < 500 && __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) < 3;
+         tries++) {
+      int v;
+      LAPI_Getcntr(ot.h, &org, &v); /* polling mode: progress */
+      usleep(10000);
+    }
+    OT_CHECK(__atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) == 3,
+             "LAPI_ERR_RECV_INCOMP heard %d times after the Get, want 3",
+             __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST));
+    int v = -1;
+    LAPI_Getcntr(ot.h, &org, &v);
+    OT_CHECK(v == 0, "org_cntr %d after a failed get", v);
+  }
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 0) {
+    int v = -1;
+    LAPI_Getcntr(ot.h, &tgt_cntr, &v);
+    OT_CHECK(v == 0, "tgt_cntr %d after a failed get", v);
+  }
+  free(srcs);
   free(dsts);
   free(cntrs);
   return ot_finish("ofi_cma_fault");

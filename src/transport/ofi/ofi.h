@@ -16,7 +16,8 @@
  *   ofi_ack.c      acknowledgements of messages sent without a FIN
  *   ofi_sink.c     arrivals: header handlers, eager data, RMA reads and
  *                  the pipelined packed path, completion
- *   ofi_cma.c      RMA reads within the host by process_vm_readv
+ *   ofi_cma.c      RMA reads within the host by process_vm_readv (and
+ *                  a GET target's writes, process_vm_writev)
  *   ofi_packref.c  packed chunks by reference to the source's shared
  *                  stage arena (shm)
  *   ofi_wire.c     packet layouts, checks and vector descriptions
@@ -166,14 +167,21 @@ struct ofi_short {
  * target acknowledges it by count (ofi_ack.c).  id is then unused. */
 #define OFI_RTS_NO_FIN 1u
 
-/* GET, id = the origin's transfer.  Followed by desc when inline. */
+/* GET, id = the origin's transfer.  Followed by desc when inline, and
+ * for OFI_GET_WRITE by one ofi_seg at the next 8-byte boundary. */
 struct ofi_get {
   struct ofi_hdr h;
   uint64_t tgt_cntr;
   uint64_t data_len;  /* bytes the origin takes */
   uint64_t desc_len;  /* description of the target's memory */
-  uint8_t desc_inline, pad[7];
+  uint8_t desc_inline, flags, pad[6];
 };
+
+/* The origin's buffer is the ofi_seg {addr, data_len, 0} after the
+ * (inline) description: the target writes the data there by CMA and
+ * answers with a FIN (LAPI_SUCCESS: it is in place), instead of an RTS
+ * for the origin to read (ofi_sink.c, ofi_cma.c). */
+#define OFI_GET_WRITE 1u
 
 struct ofi_rmw {
   struct ofi_hdr h;   /* id = the origin's transfer */
@@ -391,6 +399,8 @@ struct ofi_xfer {
   struct lapi_am_msg msg;
   struct lapi_am_dest d;
   int status;                /* LAPI code reported in the FIN */
+  int get_write;             /* GET (both ends): by OFI_GET_WRITE */
+  struct ofi_seg wseg;       /* GET target: the origin's buffer */
   int failed;
   int no_fin;                /* SINK: acknowledge by count, seq nf_seq */
   uint32_t nf_seq;
@@ -455,6 +465,7 @@ struct ofi_stats {
   uint64_t eager, rma, pull; /* transfers by protocol (sink side) */
   uint64_t reads;            /* RMA read operations */
   uint64_t cma_reads;        /* of them, process_vm_readv calls (ofi_cma.c) */
+  uint64_t cma_writes;       /* process_vm_writev calls (OFI_GET_WRITE) */
   uint64_t direct;           /* SHORTs run by their poller (ofi_direct.c) */
   uint64_t ref_chunks;       /* packed chunks copied from the source's
                                 stage (sink side) */
@@ -587,6 +598,9 @@ int ofi_cma_probe(uint peer, const struct ofi_cma_card *c);
  * consumed); 0, or -errno (EFAULT, ESRCH, EPERM ...). */
 int ofi_cma_read(uint peer, struct iovec *l, size_t nl, struct iovec *r,
                  size_t nr, size_t bytes);
+/* The same, writing l into peer's r (process_vm_writev). */
+int ofi_cma_write(uint peer, struct iovec *l, size_t nl, struct iovec *r,
+                  size_t nr, size_t bytes);
 
 /* ofi_progress.c */
 int ofi_tp_progress(struct lapi_hndl *h);

@@ -1,6 +1,8 @@
 /*
  * ofi_cma.c - RMA reads between the core groups of one host by
- * cross-memory attach (process_vm_readv), beside libfabric.
+ * cross-memory attach (process_vm_readv), beside libfabric; and the
+ * writes of a GET's target into its origin's buffer (process_vm_writev,
+ * OFI_GET_WRITE).
  *
  * shm (libfabric 1.17) copies a read of one remote piece inline with one
  * process_vm_readv in the reader, but hands a read of several remote
@@ -19,9 +21,10 @@
  * knows whether the sink will read it by CMA or through libfabric.
  * LAPI_OFI_CMA=0 in any CG turns it off for the job.
  *
- * Test hook LAPI_OFI_TEST_CMA_FAULT=N: every Nth read has its last remote
- * piece moved to an unmapped address, so the kernel copies the pieces
- * before it (a partial read, continued) and then fails with EFAULT.
+ * Test hook LAPI_OFI_TEST_CMA_FAULT=N: every Nth read (or write) has its
+ * last remote piece moved to an unmapped address, so the kernel copies
+ * the pieces before it (a partial read, continued) and then fails with
+ * EFAULT.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -97,14 +100,17 @@ static void skip(struct iovec **io, size_t *n_io, size_t n)
   }
 }
 
-int ofi_cma_read(uint peer, struct iovec *l, size_t nl, struct iovec *r,
-                 size_t nr, size_t bytes)
+static int cma_rw(uint peer, int write, struct iovec *l, size_t nl,
+                  struct iovec *r, size_t nr, size_t bytes)
 {
   pid_t pid = ofi.peers[peer].cma_pid;
-  if (fault_every > 0 && ++fault_count % fault_every == 0 && nr > 0)
+  /* atomic: an AM's item reads outside ofi.lock (ofi_sink.c) */
+  if (fault_every > 0 && nr > 0 &&
+      __atomic_add_fetch(&fault_count, 1, __ATOMIC_RELAXED) % fault_every == 0)
     r[nr - 1].iov_base = (void *)(uintptr_t)8; /* page 0: never mapped */
   while (bytes > 0) {
-    ssize_t n = process_vm_readv(pid, l, nl, r, nr, 0);
+    ssize_t n = write ? process_vm_writev(pid, l, nl, r, nr, 0)
+                      : process_vm_readv(pid, l, nl, r, nr, 0);
     if (n < 0) {
       if (errno == EINTR)
         continue;
@@ -118,4 +124,16 @@ int ofi_cma_read(uint peer, struct iovec *l, size_t nl, struct iovec *r,
     skip(&r, &nr, (size_t)n);
   }
   return 0;
+}
+
+int ofi_cma_read(uint peer, struct iovec *l, size_t nl, struct iovec *r,
+                 size_t nr, size_t bytes)
+{
+  return cma_rw(peer, 0, l, nl, r, nr, bytes);
+}
+
+int ofi_cma_write(uint peer, struct iovec *l, size_t nl, struct iovec *r,
+                  size_t nr, size_t bytes)
+{
+  return cma_rw(peer, 1, l, nl, r, nr, bytes);
 }

@@ -441,13 +441,15 @@ static void close_all(void)
 {
   if (ofi.up)
     LAPI_LOG(LAPI_LOG_INFO, "ofi: closing; transfers received eager %llu, "
-             "RMA %llu (%llu reads, %llu by CMA), packed %llu; run by their "
+             "RMA %llu (%llu reads, %llu by CMA), packed %llu; CMA writes "
+             "(gets) %llu; run by their "
              "poller %llu; -FI_EAGAIN %llu; malformed packets dropped %llu, "
              "stale %llu; ACKs sent %llu",
              (unsigned long long)ofi.st.eager, (unsigned long long)ofi.st.rma,
              (unsigned long long)ofi.st.reads,
              (unsigned long long)ofi.st.cma_reads,
              (unsigned long long)ofi.st.pull,
+             (unsigned long long)ofi.st.cma_writes,
              (unsigned long long)ofi.st.direct,
              (unsigned long long)ofi.st.eagain,
              (unsigned long long)ofi.st.bad_pkts,

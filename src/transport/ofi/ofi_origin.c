@@ -406,6 +406,18 @@ static void launch_rts(struct ofi_xfer *x)
   }
 }
 
+/* LAPI_OFI_GET_WRITE: 0 turns OFI_GET_WRITE off (the target answers
+ * every GET with an RTS for us to read). */
+static int get_write_on(void)
+{
+  static int setting = -1;
+  if (setting < 0) {
+    const char *s = getenv("LAPI_OFI_GET_WRITE");
+    setting = !(s && strcmp(s, "0") == 0);
+  }
+  return setting;
+}
+
 static void launch_get(struct ofi_xfer *x)
 {
   struct ofi_buf *b = ofi_buf_get();
@@ -414,16 +426,34 @@ static void launch_get(struct ofi_xfer *x)
     return;
   }
   int inl = sizeof(struct ofi_get) + x->desc_len <= ofi.buf_size;
-  size_t len = sizeof(struct ofi_get) + (inl ? x->desc_len : 0);
+  /* By CMA the target writes a contiguous origin buffer itself: a FIN
+   * comes back instead of an RTS, and the copy runs at the target while
+   * we go on issuing, as a put's does (64 KiB Get streamed: see
+   * docs/PERFORMANCE.md).  Small ones keep their eager reply. */
+  size_t wat = ofi_align8(sizeof(struct ofi_get) + x->desc_len);
+  x->get_write = ofi.cma && get_write_on() && inl &&
+                 x->org_dst == &x->one.v &&
+                 x->data_len > ofi.eager_limit &&
+                 wat + sizeof(struct ofi_seg) <= ofi.buf_size;
+  size_t len = x->get_write ? wat + sizeof(struct ofi_seg)
+               : sizeof(struct ofi_get) + (inl ? x->desc_len : 0);
   struct ofi_get *g = ofi_pkt_init(b, OFI_M_GET, ofi_key(x), x->id, len);
   g->h.src_local = ofi_local(x->h);
   g->tgt_cntr = x->tgt_cntr;
   g->data_len = x->data_len;
   g->desc_len = x->desc_len;
   g->desc_inline = (uint8_t)inl;
+  g->flags = x->get_write ? OFI_GET_WRITE : 0;
   memset(g->pad, 0, sizeof g->pad);
   if (inl)
     memcpy(g + 1, x->desc, x->desc_len);
+  if (x->get_write) {
+    struct ofi_seg w = {(uint64_t)(uintptr_t)x->one.v.info[0],
+                        x->data_len, 0};
+    memset((unsigned char *)g + sizeof *g + x->desc_len, 0,
+           wat - sizeof *g - x->desc_len);
+    memcpy((unsigned char *)g + wat, &w, sizeof w);
+  }
   ofi_send(b, x->peer, x->id);
 }
 
@@ -869,6 +899,28 @@ void ofi_on_fin(const struct ofi_fin *f)
     return;
   }
   int ok = f->status == LAPI_SUCCESS;
+  if (x->role == OFI_R_GET && x->get_write && ok) {
+    /* The target wrote our buffer (OFI_GET_WRITE). */
+    lapi_am_stat_recv(x->h, LAPI_TP_OFI, x->data_len);
+    ofi_note_fire(x);
+    if (x->holds_credit)
+      ofi_credit_release(x->peer);
+    ofi_xfer_free(x);
+    return;
+  }
+  if (x->role == OFI_R_GET && x->get_write &&
+      f->status == LAPI_ERR_RECV_INCOMP) {
+    /* Its write into our buffer failed there: as a failed read here. */
+    ofi_report(x->h, f->status, GET_ERR, x->task,
+               "the target could not write the data into the origin "
+               "buffer");
+    x->failed = 1;
+    lapi_am_origin_landed(x->h);
+    if (x->holds_credit)
+      ofi_credit_release(x->peer);
+    ofi_xfer_free(x);
+    return;
+  }
   if (x->role != OFI_R_SOURCE) {
     /* A GET or RMW the target refused (its handle is not open). */
     ofi_report(x->h, f->status, x->role == OFI_R_GET ? GET_ERR : RMW_ERR,
