@@ -38,7 +38,13 @@ void lapi_cpu_relax(void);
 #define LAPI_TIGHT_US 100
 #define LAPI_TIGHT_US_POLLING 10000
 int lapi_tight_us(int polling);
-void lapi_tight_relax(int64_t waited_ns);
+/* 1 if it yielded the CPU for about a turn of another thread (a peer
+ * that shares our CPU may have answered meanwhile). */
+int lapi_tight_relax(int64_t waited_ns);
+/* A tight wait succeeded; turned: what its last relax returned.  Waits
+ * that keep ending so make the thread's next ones yield from the start
+ * (lapi_wait.c). */
+void lapi_tight_ended(int turned);
 
 /* Sleep while *addr == val, at most ms milliseconds (< 0: no limit). */
 void lapi_futex_wait(int *addr, int val, int ms);
