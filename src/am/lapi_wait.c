@@ -127,6 +127,11 @@ int lapi_tight_relax(int64_t waited_ns)
   return took >= YIELD_TURN_MIN_NS && took <= YIELD_TURN_MAX_NS;
 }
 
+int lapi_tight_yields_first(void)
+{
+  return shared;
+}
+
 void lapi_tight_ended(int turned)
 {
   if (!shared) {

@@ -45,6 +45,8 @@ int lapi_tight_relax(int64_t waited_ns);
  * that keep ending so make the thread's next ones yield from the start
  * (lapi_wait.c). */
 void lapi_tight_ended(int turned);
+/* 1 if the calling thread's next tight wait yields from the start. */
+int lapi_tight_yields_first(void);
 
 /* Sleep while *addr == val, at most ms milliseconds (< 0: no limit). */
 void lapi_futex_wait(int *addr, int val, int ms);
