@@ -88,7 +88,8 @@ int lapi_tight_us(int polling)
  * loaded machine keeps them there for whole runs): each answer then
  * comes only once the waiter yields, and every pause before the yield
  * is a trip's worth of the peer's time burnt (an 8-byte half round trip
- * took 12-14 us so over shm, 25-38 us over tcp).  A yield that handed
+ * took 12-20 us so over shm, 23-56 us over tcp; 2-3 and 11-21 us when
+ * yielding at once).  A yield that handed
  * the CPU over for about a turn of the peer (YIELD_TURN_MIN_NS ..
  * YIELD_TURN_MAX_NS: longer is a time slice of somebody else's) right
  * before the answer came says so; after TURNS_SHARED paused waits in a

@@ -334,10 +334,10 @@ static void nap(int us)
 static int tight_pollers; /* atomic */
 
 /* nap(NAP_BUSY_US) while a thread of ours polls the CQ: out of its way,
- * and back under ofi.lock only when the lock is free.  The poller takes
- * and drops the lock at every turn; blocked in lock(), we made each of
- * its unlocks a futex wake-up (a system call on its path to the answer)
- * until we won the lock, which took several of its turns. */
+ * and back under ofi.lock only when the lock is free, unless kicked.
+ * The poller takes and drops the lock at every turn; blocked in lock(),
+ * we made each of its unlocks a futex wake-up (a system call on its path
+ * to the answer) until we won the lock, which took several of its turns. */
 static void nap_aside(void)
 {
   pthread_mutex_unlock(&ofi.lock);
@@ -345,7 +345,8 @@ static void nap_aside(void)
     int seen = __atomic_load_n(&ofi.kick_word, __ATOMIC_SEQ_CST);
     lapi_futex_wait(&ofi.kick_word, seen, NAP_BUSY_US / 1000);
     if (__atomic_load_n(&ofi.stop, __ATOMIC_SEQ_CST) ||
-        __atomic_load_n(&tight_pollers, __ATOMIC_SEQ_CST) == 0) {
+        __atomic_load_n(&tight_pollers, __ATOMIC_SEQ_CST) == 0 ||
+        __atomic_load_n(&ofi.kick_word, __ATOMIC_SEQ_CST) != seen) {
       pthread_mutex_lock(&ofi.lock);
       return;
     }
