@@ -103,6 +103,13 @@ int bench_measure(const struct bench_plan *plan, bench_run_fn run,
 {
   long units = 1, sized;
   double dt;
+  /* One unit first, untimed.  A transport's first-use costs (over
+   * tcp;ofi_rxm: the connection set up by the first send, the eager
+   * buffer pool grown by the first send past the inject size, 8-20 ms
+   * each) otherwise fell into the 1-unit sizing run, which then ended
+   * the sizing at 1 unit: every repetition of the figure was a single
+   * trip just after a barrier (~20 us instead of 5 over tcp). */
+  run(arg, 1);
   for (;;) {
     dt = run(arg, units);
     long next = agree(arg, next_units(plan, units, dt));

@@ -44,8 +44,9 @@ struct bench_plan {
 struct bench_plan bench_plan_of(int quick);
 
 /*
- * Sizes `run` to last plan->min_time on side 0 (the sizing runs are the
- * warm-up), then repeats it: plan->reps times, or fewer (not under
+ * Runs `run` for one unit (a warm-up: first-use costs of the transport),
+ * sizes it to last plan->min_time on side 0 (the sizing runs warm up
+ * further), then repeats it: plan->reps times, or fewer (not under
  * min_reps) if that would take more than max_time.  Many short repetitions
  * rather than a few long ones, so that a burst of load on the shared
  * machine spoils few of them.  per_unit[r] gets repetition r's seconds per

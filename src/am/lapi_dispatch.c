@@ -291,12 +291,10 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
   if (us == 0 || h == NULL || on_dispatcher || h->cpe >= 0 ||
       lapi_tp_tight(h, LAPI_TIGHT_START) == 0)
     return 0;
-  int64_t start = mono_ns(), now = start;
+  int64_t start = mono_ns(), now;
   int64_t until = start + (int64_t)us * 1000;
-  int ok = 0;
-  struct lapi_tight_pace pace;
-  lapi_tight_pace_start(&pace, start);
-  for (unsigned i = 1;; i++) {
+  int ok = 0, turned = 0;
+  for (;;) {
     if (done(arg)) {
       ok = 1;
       break;
@@ -310,12 +308,14 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
       lapi_tp_tight(h, LAPI_TIGHT_START);
       continue;
     }
-    if (i % 16 == 0 && (now = mono_ns()) >= until)
+    /* The clock at every turn: a poll over tcp is a system call, and 16
+     * of them stretched the 10 us pause to 20 us and more. */
+    if ((now = mono_ns()) >= until)
       break;
-    lapi_tight_relax(&pace, now);
+    turned = lapi_tight_relax(now - start);
   }
   if (ok)
-    lapi_tight_pace_end(&pace);
+    lapi_tight_ended(turned);
   /* Polling mode: the caller is back in LAPI soon (a ping-pong, a loop
    * of waits), so the transport may keep the registration for a while;
    * a wait that gave up goes to sleep and needs the progress thread

@@ -82,56 +82,71 @@ int lapi_tight_us(int polling)
  * or with fewer CPUs than processes, the thread that will send the
  * answer may need ours (another process of the job, or anybody's on a
  * shared machine, where a pausing poller would keep it off the CPU for a
- * whole time slice): yield.  When the machine is busy, two processes of
- * a ping-pong can end up on one CPU for seconds: each waiter paused for
- * the whole budget before it let the other answer (measured: 8-byte
- * half round trip 12.8 us instead of 1.1), hence the learnt budget. */
-static __thread __attribute__((tls_model("initial-exec"))) int64_t
-    pause_budget = LAPI_TIGHT_PAUSE_NS;
+ * whole time slice): yield.
+ *
+ * The scheduler may also put both ends of a ping-pong on one CPU (a
+ * loaded machine keeps them there for whole runs): each answer then
+ * comes only once the waiter yields, and every pause before the yield
+ * is a trip's worth of the peer's time burnt (an 8-byte half round trip
+ * took 12-20 us so over shm, 23-56 us over tcp; 2-3 and 11-21 us when
+ * yielding at once).  A yield that handed
+ * the CPU over for about a turn of the peer (YIELD_TURN_MIN_NS ..
+ * YIELD_TURN_MAX_NS: longer is a time slice of somebody else's) right
+ * before the answer came says so; after TURNS_SHARED paused waits in a
+ * row that ended so, the thread yields from the start.  It pauses again
+ * after a wait that ends without such a turn (its yields found nobody
+ * else to run: the peer is elsewhere), and every PROBE_EVERY waits it
+ * tries one paused wait: an answer that comes while it pauses (the peer
+ * runs elsewhere, somebody else took the turns) ends the yielding. */
+#define YIELD_TURN_MIN_NS 1000
+#define YIELD_TURN_MAX_NS 200000
+#define TURNS_SHARED 2
+#define PROBE_EVERY 32
+#define TIGHT_TLS __thread __attribute__((tls_model("initial-exec")))
+static TIGHT_TLS int turns;         /* paused waits in a row ended by one */
+static TIGHT_TLS int shared;        /* yield from the start */
+static TIGHT_TLS unsigned since_probe;
 
-static int64_t now_ns(void)
+static int64_t relax_now_ns(void)
 {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-void lapi_tight_pace_start(struct lapi_tight_pace *p, int64_t start)
+int lapi_tight_relax(int64_t waited_ns)
 {
   pthread_once(&spin_once, spin_read_env);
-  p->start = start;
-  p->budget = pause_budget;
-  p->yielded = 0;
-  p->switched = 0;
-}
-
-void lapi_tight_relax(struct lapi_tight_pace *p, int64_t now)
-{
-  if (now - p->start < p->budget &&
+  if (waited_ns < LAPI_TIGHT_PAUSE_NS && !shared &&
       spin_cpus >= __atomic_load_n(&host_procs, __ATOMIC_RELAXED)) {
     lapi_cpu_relax();
-    return;
+    return 0;
   }
-  /* A yield that found nobody else to run returns in ~0.3 us here; one
-   * that let another thread run takes two context switches and more
-   * (~2 us and up). */
-  int64_t t0 = now_ns();
+  int64_t t0 = relax_now_ns();
   sched_yield();
-  if (now_ns() - t0 > LAPI_TIGHT_SWITCH_NS)
-    p->switched = 1;
-  p->yielded = 1;
+  int64_t took = relax_now_ns() - t0;
+  return took >= YIELD_TURN_MIN_NS && took <= YIELD_TURN_MAX_NS;
 }
 
-void lapi_tight_pace_end(const struct lapi_tight_pace *p)
+int lapi_tight_yields_first(void)
 {
-  if (!p->yielded)
-    return; /* ended within the budget: it served */
-  if (p->switched) {
-    pause_budget /= 4; /* 10 us to 0 in a few waits */
-  } else if (pause_budget < LAPI_TIGHT_PAUSE_NS) {
-    pause_budget = 2 * pause_budget + 1000;
-    if (pause_budget > LAPI_TIGHT_PAUSE_NS)
-      pause_budget = LAPI_TIGHT_PAUSE_NS;
+  return shared;
+}
+
+void lapi_tight_ended(int turned)
+{
+  if (!shared) {
+    turns = turned ? turns + 1 : 0;
+    if (turns >= TURNS_SHARED) {
+      shared = 1;
+      since_probe = 0;
+    }
+  } else if (!turned) {
+    shared = 0;
+    turns = 0;
+  } else if (++since_probe >= PROBE_EVERY) {
+    shared = 0; /* one paused wait; ended by a turn again, back at once */
+    turns = TURNS_SHARED - 1;
   }
 }
 

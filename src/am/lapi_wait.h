@@ -31,31 +31,22 @@ void lapi_cpu_relax(void);
  * polling mode, where the waiting thread is the only one that runs the
  * handle's work: a transfer of a few hundred us that it stopped
  * polling for went on through thread wake-ups, 2-3x slower), and how it
- * paces its polls (lapi_tight_relax). */
+ * pauses between two polls once it has waited waited_ns: a pause for
+ * the first LAPI_TIGHT_PAUSE_NS if every process of the host has a CPU,
+ * a yield after that or else. */
 #define LAPI_TIGHT_PAUSE_NS 10000
 #define LAPI_TIGHT_US 100
 #define LAPI_TIGHT_US_POLLING 10000
 int lapi_tight_us(int polling);
-
-/* The pacing of one tight wait.  Between two polls a waiter pauses the
- * CPU for its first "pause budget" of nanoseconds if every process of
- * the host has a CPU, and yields after that or else.  The budget is per
- * thread and learnt: a wait that went on to yield and found its thread
- * switched out meanwhile shares its CPU (with its peer, or a tenant),
- * and pausing there only delays the thread it waits for, so the budget
- * drops; a wait that yielded without being switched out raises it
- * again, up to LAPI_TIGHT_PAUSE_NS.  A yield that took longer than
- * LAPI_TIGHT_SWITCH_NS counts as switched out. */
-#define LAPI_TIGHT_SWITCH_NS 1000
-struct lapi_tight_pace {
-  int64_t start;  /* ns, CLOCK_MONOTONIC */
-  int64_t budget; /* the thread's pause budget when the wait began */
-  int yielded;   /* it has yielded... */
-  int switched;  /* ...and another thread ran meanwhile */
-};
-void lapi_tight_pace_start(struct lapi_tight_pace *p, int64_t start);
-void lapi_tight_relax(struct lapi_tight_pace *p, int64_t now);
-void lapi_tight_pace_end(const struct lapi_tight_pace *p);
+/* 1 if it yielded the CPU for about a turn of another thread (a peer
+ * that shares our CPU may have answered meanwhile). */
+int lapi_tight_relax(int64_t waited_ns);
+/* A tight wait succeeded; turned: what its last relax returned.  Waits
+ * that keep ending so make the thread's next ones yield from the start
+ * (lapi_wait.c). */
+void lapi_tight_ended(int turned);
+/* 1 if the calling thread's next tight wait yields from the start. */
+int lapi_tight_yields_first(void);
 
 /* Sleep while *addr == val, at most ms milliseconds (< 0: no limit). */
 void lapi_futex_wait(int *addr, int val, int ms);

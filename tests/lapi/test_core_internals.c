@@ -233,6 +233,43 @@ Test(core_internals, receive_api_by_hand)
   CORE_ASSERT_NO_FAILURE();
 }
 
+/* A tight waiter yields from the start once 2 waits in a row ended
+ * right after a yield that gave the CPU to somebody for a turn (the peer
+ * on our CPU), pauses again after a wait without one, and tries a paused
+ * wait every 32 (lapi_wait.c).  The state machine alone: no clock. */
+Test(core_internals, tight_wait_yields_first_while_the_peer_shares_the_cpu)
+{
+  cr_assert_eq(lapi_tight_yields_first(), 0);
+  lapi_tight_ended(1);
+  cr_assert_eq(lapi_tight_yields_first(), 0, "one turn is not enough");
+  lapi_tight_ended(0);
+  lapi_tight_ended(1);
+  cr_assert_eq(lapi_tight_yields_first(), 0, "two, but not in a row");
+  lapi_tight_ended(1);
+  cr_assert_eq(lapi_tight_yields_first(), 1);
+  lapi_tight_ended(0);
+  cr_assert_eq(lapi_tight_yields_first(), 0, "a wait without a turn");
+  lapi_tight_ended(1);
+  lapi_tight_ended(1);
+  for (int i = 1; i < 32; i++) {
+    lapi_tight_ended(1);
+    cr_assert_eq(lapi_tight_yields_first(), 1, "wait %d", i);
+  }
+  lapi_tight_ended(1);
+  cr_assert_eq(lapi_tight_yields_first(), 0, "the 32nd: a paused probe");
+  lapi_tight_ended(1);
+  cr_assert_eq(lapi_tight_yields_first(), 1, "the probe ended by a turn");
+  for (int i = 0; i < 32; i++)
+    lapi_tight_ended(1);
+  cr_assert_eq(lapi_tight_yields_first(), 0);
+  lapi_tight_ended(0);
+  lapi_tight_ended(1);
+  cr_assert_eq(lapi_tight_yields_first(), 0,
+               "the probe's answer came while pausing: two turns again");
+  lapi_tight_ended(1);
+  cr_assert_eq(lapi_tight_yields_first(), 1);
+}
+
 Test(core_internals, log_levels)
 {
   setenv("LAPI_DEBUG", "3", 1);

@@ -342,6 +342,28 @@ static void nap(int us)
 /* Application threads polling the CQ in a tight loop (ofi_tp_tight). */
 static int tight_pollers; /* atomic */
 
+/* nap(NAP_BUSY_US) while a thread of ours polls the CQ: out of its way,
+ * and back under ofi.lock only when the lock is free, unless kicked.
+ * The poller takes and drops the lock at every turn; blocked in lock(),
+ * we made each of its unlocks a futex wake-up (a system call on its path
+ * to the answer) until we won the lock, which took several of its turns. */
+static void nap_aside(void)
+{
+  pthread_mutex_unlock(&ofi.lock);
+  for (;;) {
+    int seen = __atomic_load_n(&ofi.kick_word, __ATOMIC_SEQ_CST);
+    lapi_futex_wait(&ofi.kick_word, seen, NAP_BUSY_US / 1000);
+    if (__atomic_load_n(&ofi.stop, __ATOMIC_SEQ_CST) ||
+        __atomic_load_n(&tight_pollers, __ATOMIC_SEQ_CST) == 0 ||
+        __atomic_load_n(&ofi.kick_word, __ATOMIC_SEQ_CST) != seen) {
+      pthread_mutex_lock(&ofi.lock);
+      return;
+    }
+    if (pthread_mutex_trylock(&ofi.lock) == 0)
+      return;
+  }
+}
+
 /* Registrations left behind by tight pollers whose waits ended in
  * polling mode (LAPI_TIGHT_PAUSE): the next wait of any thread adopts
  * one without a lock, a write to the shared bell page or a CQ read; the
@@ -458,7 +480,7 @@ static void *progress_main(void *arg)
       sched_yield();
       pthread_mutex_lock(&ofi.lock);
     } else if (registered) {
-      nap(NAP_BUSY_US); /* a thread of ours polls: out of its way */
+      nap_aside(); /* a thread of ours polls: out of its way */
     } else {
       int us = NAP_MIN_US << (idle < 14 ? idle - 4 : 10);
       int cap = busy ? NAP_BUSY_US : NAP_IDLE_US;
