@@ -121,6 +121,8 @@ void ofi_xfer_free(struct ofi_xfer *x)
       }
     }
   }
+  if (x->pulls_out || x->in_pwait)
+    ofi_pull_forget(x);
   if (x->exposed)
     ofi.exposed--;
   ofi.reads_posted -= x->reads_out; /* their completions may never come */
