@@ -314,6 +314,8 @@ struct ofi_xfer {
   int item_queued;           /* an item owns it: queued or running */
   int in_ready;              /* on ofi.ready_head (sink work to issue) */
   int exposed;               /* counted in ofi.exposed */
+  int pull_src;              /* a packed source: counted in
+                                ofi.pull_sources */
   long reads_out;            /* its RMA reads in ofi.reads_posted */
   uint64_t id;               /* (generation << 32) | slot */
   enum ofi_role role;
@@ -520,6 +522,7 @@ struct ofi_state {
   long tx_posted;            /* sends waiting for their completion */
   long reads_posted;         /* RMA reads waiting for their completion */
   long exposed;              /* source transfers peers read by RMA */
+  long pull_sources;         /* source transfers peers PULL from */
   int fail_pending;          /* some peer has fail_pending set */
   long nf_unacked;           /* no-FIN messages sent, not acknowledged */
   int nf_unasked;            /* atomic: some left since ofi_tp_flush asked */

@@ -579,6 +579,7 @@ static void close_all(void)
   ofi.tx_posted = 0;
   ofi.reads_posted = 0;
   ofi.exposed = 0;
+  ofi.pull_sources = 0;
   ofi.cma = 0;
   ofi_bell_close();
   __atomic_store_n(&ofi.up, 0, __ATOMIC_RELEASE);
