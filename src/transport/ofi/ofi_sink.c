@@ -1117,15 +1117,16 @@ static int issue_pull(struct ofi_xfer *x, int stream, size_t total, int ref)
   return 0;
 }
 
-/* PULLs answered by a DATA that carries its chunk, in flight from all
- * our sinks together: LAPI_OFI_PULL_BUDGET, by default half the posted
- * receive buffers.  Each such DATA is a packet of up to a buffer's size
- * that should find a posted buffer: more of them in flight than that
- * land in the provider's unexpected-message buffers (ofi_rxm allocates
- * and copies each; the rest wait in the socket), and a stream of 64
- * transfers with 8 PULLs each ran at half the rate of one with 1 each
- * over tcp;ofi_rxm (docs/PERFORMANCE.md).  Stage references (shm) carry
- * no chunk and are not held back. */
+/* PULLs in flight from all our sinks together: LAPI_OFI_PULL_BUDGET, by
+ * default half the posted receive buffers.  Each DATA that carries its
+ * chunk is a packet of up to a buffer's size that should find a posted
+ * buffer: more of them in flight than that land in the provider's
+ * unexpected-message buffers (ofi_rxm allocates and copies each; the
+ * rest wait in the socket), and a stream of 64 transfers with 8 PULLs
+ * each ran at half the rate of one with 1 each over tcp;ofi_rxm
+ * (docs/PERFORMANCE.md).  Every PULL counts (each answer takes a posted
+ * buffer), but those answered by a stage reference (shm) carry no chunk
+ * and are not held back. */
 static long pull_budget(void)
 {
   static long setting = -1;
