@@ -22,6 +22,9 @@
  * were unpacked from a peer's stage arena; "fallback", none were and a
  * sink stopped asking a peer for references (its arena could not be
  * mapped); "off", none were and none was asked again.
+ * OFI_TEST_PULL_BUDGET=N (with LAPI_OFI_PULL_BUDGET=N, off shm): some
+ * sink waited for the budget, no sink had more than N PULLs in flight,
+ * and none is left counted once every transfer is done.
  */
 #include "ofi_test.h"
 
@@ -64,6 +67,26 @@ static int check_packref_path(void)
              "peers refused: want none of either",
              (unsigned long long)chunks, (unsigned long long)refused);
   return 0;
+}
+
+/* The PULL budget (ofi_sink.c) held, and was reached. */
+static void check_pull_budget(void)
+{
+  const char *want = getenv("OFI_TEST_PULL_BUDGET");
+  if (want == NULL)
+    return;
+  long budget = atol(want);
+  pthread_mutex_lock(&ofi.lock);
+  uint64_t waits = ofi.st.pull_waits;
+  long peak = ofi.st.pulls_peak, left = ofi.pulls_out;
+  int queued = ofi.pwait_head != NULL;
+  pthread_mutex_unlock(&ofi.lock);
+  OT_CHECK(peak <= budget, "%ld PULLs in flight at once, budget %ld", peak,
+           budget);
+  OT_CHECK(left == 0 && !queued, "%ld PULLs still counted, %s sink waiting "
+           "at the end", left, queued ? "a" : "no");
+  waits = ot_job_sum(waits);
+  OT_CHECK(waits > 0, "no sink ever waited for the budget of %ld", budget);
 }
 
 /* 1 if the test is to be skipped (CMA wanted, not usable here). */
@@ -352,6 +375,7 @@ int main(void)
   free(get_cntrs);
   free(arenas);
 #ifdef OFI_VECTORS_WB
+  check_pull_budget();
   int skip = check_packref_path();
   skip |= check_read_path();
   int rc = ot_finish("ofi_vectors");

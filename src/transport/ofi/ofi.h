@@ -322,6 +322,8 @@ struct ofi_xfer {
   int item_queued;           /* an item owns it: queued or running */
   int in_ready;              /* on ofi.ready_head (sink work to issue) */
   int exposed;               /* counted in ofi.exposed */
+  int pull_src;              /* a packed source: counted in
+                                ofi.pull_sources */
   long reads_out;            /* its RMA reads in ofi.reads_posted */
   uint64_t id;               /* (generation << 32) | slot */
   enum ofi_role role;
@@ -378,6 +380,9 @@ struct ofi_xfer {
   size_t want;               /* bytes to move */
   size_t issued, done;       /* stream bytes requested, landed */
   int inflight;
+  int pulls_out;             /* of them PULLs (counted in ofi.pulls_out) */
+  int in_pwait;              /* on ofi.pwait_head: waits for the budget */
+  struct ofi_xfer *pw_next;  /* its link there */
   int use_rma;
   struct ofi_seg *rsegs;     /* the source's segments (RMA) */
   uint nrseg;
@@ -469,6 +474,8 @@ struct ofi_stats {
   uint64_t direct;           /* SHORTs run by their poller (ofi_direct.c) */
   uint64_t ref_chunks;       /* packed chunks copied from the source's
                                 stage (sink side) */
+  uint64_t pull_waits;       /* sinks that waited for the PULL budget */
+  long pulls_peak;           /* most PULLs in flight at once (sink) */
   uint64_t dropped[OFI_BAD_N]; /* bad_pkts by class (STALE: stale_pkts) */
   uint64_t naks_sent;        /* no-FIN messages that failed here */
   uint64_t remote_fails;     /* ours that failed at the target (NAK, or
@@ -527,6 +534,7 @@ struct ofi_state {
   long tx_posted;            /* sends waiting for their completion */
   long reads_posted;         /* RMA reads waiting for their completion */
   long exposed;              /* source transfers peers read by RMA */
+  long pull_sources;         /* source transfers peers PULL from */
   int fail_pending;          /* some peer has fail_pending set */
   long nf_unacked;           /* no-FIN messages sent, not acknowledged */
   int nf_unasked;            /* atomic: some left since ofi_tp_flush asked */
@@ -540,6 +548,10 @@ struct ofi_state {
   long xlive;
 
   struct ofi_xfer *ready_head, *ready_tail; /* sinks with work to issue */
+  /* PULLs in flight from all our sinks, and the sinks waiting for that
+   * number to fall under the budget (ofi_sink.c, pull_budget) */
+  long pulls_out;
+  struct ofi_xfer *pwait_head, *pwait_tail;
   struct ofi_read *rd_spare; /* finished read records kept for reuse */
   struct ofi_stage *stage_spare; /* free stages (ofi_packref.c) */
   unsigned char *arena;      /* our stage arena (shared memory) or NULL */
@@ -741,6 +753,8 @@ void ofi_on_rmw(const struct ofi_rmw *m);
 void ofi_on_data(const struct ofi_data *d, size_t len);
 void ofi_on_read_done(struct ofi_read *rd, int err);
 void ofi_sink_issue(void);
+/* x's PULLs no longer count (it is freed) and it waits no more. */
+void ofi_pull_forget(struct ofi_xfer *x);
 void ofi_sink_fail(struct ofi_xfer *x, int code);
 
 /* ofi_ack.c (under ofi.lock unless said) */

@@ -185,8 +185,31 @@ static void settings(void)
   ofi_fault_settings();
 }
 
+/* ofi_rxm sends a message above its eager limit (16 KiB) by rendezvous:
+ * a request, the receiver's RMA read of it, a done message.  For a
+ * packed chunk (a DATA of up to LAPI_OFI_BUF_SIZE) that is a second
+ * round trip, through both sides' progress, per chunk: the STRIDED 1 MiB
+ * in 64 B ping-pong over tcp;ofi_rxm took ~850 us with it, ~450 us
+ * without (docs/PERFORMANCE.md).  Our messages are never longer than a
+ * packet buffer and every one lands in a posted buffer of that size
+ * (the sink bounds its PULLs, ofi_sink.c), so rxm may send all of them
+ * eagerly: over tcp it then writes the buffer straight to the socket and
+ * the receiver reads it straight into the posted buffer.  Read by rxm
+ * when it loads, at the first fi_getinfo: set before it, and only when
+ * the user did not set it.  LAPI_OFI_RXM_EAGER=0 leaves rxm's default. */
+static void rxm_eager_packets(void)
+{
+  if (!env_flag("LAPI_OFI_RXM_EAGER", 1) ||
+      getenv("FI_OFI_RXM_EAGER_LIMIT"))
+    return;
+  char v[32];
+  snprintf(v, sizeof v, "%zu", ofi.buf_size);
+  setenv("FI_OFI_RXM_EAGER_LIMIT", v, 0);
+}
+
 static int provider_up(struct lapi_boot *b)
 {
+  rxm_eager_packets();
   const char *prov = getenv("LAPI_PROVIDER");
   if (prov == NULL || *prov == '\0')
     prov = getenv("FI_PROVIDER");
@@ -230,6 +253,32 @@ static int provider_up(struct lapi_boot *b)
   return LAPI_SUCCESS;
 }
 
+/* Providers whose RMA read is a request and a response over their
+ * message transport, served by the owner's progress (tcp, and the
+ * sockets / net / udp ones): no NIC reads for them. */
+static int rma_by_messages(void)
+{
+  static const char *const soft[] = {"tcp", "sockets", "net", "udp"};
+  for (size_t k = 0; k < sizeof soft / sizeof soft[0]; k++)
+    if (strstr(ofi.prov, soft[k]))
+      return 1;
+  return 0;
+}
+
+/* There a read costs about what a packed chunk costs (one message each
+ * way through both sides' progress) but carries at most
+ * min(iov_limit, rma_iov_limit) pieces (4 on tcp): reading pays once a
+ * read of that many pieces carries a chunk, i.e. pieces of at least
+ * chunk / pieces (16 KiB on tcp).  Measured over tcp;ofi_rxm, 1 MiB
+ * streamed: 4 KiB pieces packed ~2x the rate of reading them, 8 KiB
+ * about even, 16-32 KiB read ahead (docs/PERFORMANCE.md). */
+static size_t rma_break_even(void)
+{
+  size_t pieces = ofi.iov_limit < ofi.rma_iov_limit ? ofi.iov_limit
+                                                     : ofi.rma_iov_limit;
+  return ofi.chunk / (pieces ? pieces : 1);
+}
+
 /* How the sink reads, once the provider and CMA are known. */
 static void read_defaults(void)
 {
@@ -252,7 +301,9 @@ static void read_defaults(void)
    * outran packing them 2-3x (docs/PROTOCOL.md, RMA rendezvous). */
   if (ofi.min_rma_block == 0)
     ofi.min_rma_block = ofi.cma ? 4096
-                        : strcmp(ofi.prov, "shm") == 0 ? 8192 : 2048;
+                        : strcmp(ofi.prov, "shm") == 0 ? 8192
+                        : rma_by_messages() ? rma_break_even()
+                                            : 2048;
 }
 
 static int fab_fail(const char *what, int rc)
@@ -504,6 +555,8 @@ static void close_all(void)
   ofi.xcap = 0;
   ofi.xlive = 0;
   ofi.ready_head = ofi.ready_tail = NULL;
+  ofi.pwait_head = ofi.pwait_tail = NULL;
+  ofi.pulls_out = 0;
   if (ofi.av)
     fi_close(&ofi.av->fid);
   if (ofi.cq)
@@ -529,6 +582,7 @@ static void close_all(void)
   ofi.tx_posted = 0;
   ofi.reads_posted = 0;
   ofi.exposed = 0;
+  ofi.pull_sources = 0;
   ofi.cma = 0;
   ofi_bell_close();
   __atomic_store_n(&ofi.up, 0, __ATOMIC_RELEASE);

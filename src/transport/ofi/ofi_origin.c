@@ -121,8 +121,11 @@ void ofi_xfer_free(struct ofi_xfer *x)
       }
     }
   }
+  if (x->pulls_out || x->in_pwait)
+    ofi_pull_forget(x);
   if (x->exposed)
     ofi.exposed--;
+  ofi.pull_sources -= x->pull_src;
   ofi.reads_posted -= x->reads_out; /* their completions may never come */
   for (uint k = 0; k < x->nmr; k++)
     ofi_mr_close(x->mrs[k]);
@@ -579,6 +582,11 @@ static void choose_mode(struct ofi_xfer *x)
   }
   rma_unprepare(x);
   x->mode = OFI_MODE_PULL;
+  /* Its PULLs are answered by our progress (ofi_progress.c: counted,
+   * the progress thread polls for them while no application thread
+   * does). */
+  x->pull_src = 1;
+  ofi.pull_sources++;
 }
 
 void ofi_source_mode(struct ofi_xfer *x)

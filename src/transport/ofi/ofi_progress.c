@@ -424,6 +424,25 @@ int ofi_tight_registered(void)
   return __atomic_load_n(&tight_pollers, __ATOMIC_SEQ_CST);
 }
 
+/* The packed path's PULLs and DATA need somebody's progress at both
+ * ends, and nothing rings us for them without a doorbell or a wait fd
+ * (tcp in polling mode): a progress thread napping 1 ms held each one
+ * whenever no application thread polled (a trace of a STRIDED stream
+ * over tcp;ofi_rxm: about half its time in such gaps).  Poll for them
+ * while PULLs of ours are out or peers may PULL from us, unless a
+ * thread of ours polls (a registration nobody polls on, left to linger,
+ * does not count): two pollers only fight for the lock and the CPUs
+ * (a ping-pong got slower). */
+static int pull_serve(void)
+{
+  if ((!ofi.pulls_out && !ofi.pull_sources) || ofi.wait_fd >= 0 ||
+      ofi_bell_on())
+    return 0;
+  int polling = __atomic_load_n(&tight_pollers, __ATOMIC_SEQ_CST) -
+                __atomic_load_n(&linger, __ATOMIC_SEQ_CST);
+  return polling <= 0;
+}
+
 static void *progress_main(void *arg)
 {
   (void)arg;
@@ -462,6 +481,7 @@ static void *progress_main(void *arg)
     int serve = (ofi.exposed || ofi.reads_posted || ofi.ready_head) &&
                 ofi.wait_fd < 0;
     int registered = __atomic_load_n(&tight_pollers, __ATOMIC_SEQ_CST) > 0;
+    serve |= pull_serve();
     if (registered && linger_end_old())
       continue;
     sleeping = 1;

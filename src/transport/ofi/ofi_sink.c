@@ -41,6 +41,7 @@
 #define DESC_MAX ((size_t)1 << 30)
 
 static void after_desc(struct ofi_xfer *x);
+static void pulls_ended(long n);
 static void get_after_desc(struct ofi_xfer *x);
 static void get_write(struct ofi_xfer *x);
 
@@ -850,6 +851,8 @@ void ofi_on_data(const struct ofi_data *d, size_t len)
     lapi_vec_unpack(x->dest, d + 1, d->offset, n);
   }
   x->inflight--;
+  x->pulls_out--;
+  pulls_ended(1);
   x->done += n;
   if (x->done < total) {
     ready_add(x);
@@ -1258,17 +1261,92 @@ int ofi_pull_send(struct ofi_xfer *x, int stream, uint64_t offset,
   return ofi_send_small(x->peer, &p, sizeof p);
 }
 
-static int issue_pull(struct ofi_xfer *x, int stream, size_t total)
+static int issue_pull(struct ofi_xfer *x, int stream, size_t total, int ref)
 {
   size_t n = total - x->issued;
   if (n > ofi.chunk)
     n = ofi.chunk;
-  int ref = stream == OFI_STREAM_DATA && ofi_ref_wanted(x);
   if (ofi_pull_send(x, stream, x->issued, n, ref) != LAPI_SUCCESS)
     return -FI_ENOMEM;
   x->issued += n;
   x->inflight++;
+  x->pulls_out++;
+  if (++ofi.pulls_out > ofi.st.pulls_peak)
+    ofi.st.pulls_peak = ofi.pulls_out;
   return 0;
+}
+
+/* PULLs in flight from all our sinks together: LAPI_OFI_PULL_BUDGET, by
+ * default half the posted receive buffers.  Each DATA that carries its
+ * chunk is a packet of up to a buffer's size that should find a posted
+ * buffer: more of them in flight than that land in the provider's
+ * unexpected-message buffers (ofi_rxm allocates and copies each; the
+ * rest wait in the socket), and a stream of 64 transfers with 8 PULLs
+ * each ran at half the rate of one with 1 each over tcp;ofi_rxm
+ * (docs/PERFORMANCE.md).  Every PULL counts (each answer takes a posted
+ * buffer), but those answered by a stage reference (shm) carry no chunk
+ * and are not held back. */
+static long pull_budget(void)
+{
+  static long setting = -1;
+  if (setting < 0) {
+    const char *s = getenv("LAPI_OFI_PULL_BUDGET");
+    long n = s && *s ? atol(s) : 0;
+    setting = n < 0 ? 0 : n > 65536 ? 65536 : n;
+  }
+  if (setting)
+    return setting;
+  return ofi.nrecv / 2 > 0 ? ofi.nrecv / 2 : 1;
+}
+
+/* x waits until PULLs in flight fall under the budget. */
+static void pwait_add(struct ofi_xfer *x)
+{
+  if (x->in_pwait)
+    return;
+  ofi.st.pull_waits++;
+  x->in_pwait = 1;
+  x->pw_next = NULL;
+  if (ofi.pwait_tail)
+    ofi.pwait_tail->pw_next = x;
+  else
+    ofi.pwait_head = x;
+  ofi.pwait_tail = x;
+}
+
+/* n PULLs ended: as many waiting sinks get their turn, first come first. */
+static void pulls_ended(long n)
+{
+  ofi.pulls_out -= n;
+  while (n-- > 0 && ofi.pwait_head) {
+    struct ofi_xfer *w = ofi.pwait_head;
+    ofi.pwait_head = w->pw_next;
+    if (ofi.pwait_head == NULL)
+      ofi.pwait_tail = NULL;
+    w->in_pwait = 0;
+    w->pw_next = NULL;
+    ready_add(w);
+  }
+}
+
+void ofi_pull_forget(struct ofi_xfer *x)
+{
+  if (x->in_pwait) {
+    struct ofi_xfer **pp = &ofi.pwait_head;
+    ofi.pwait_tail = NULL;
+    while (*pp) {
+      if (*pp == x)
+        *pp = x->pw_next;
+      else {
+        ofi.pwait_tail = *pp;
+        pp = &(*pp)->pw_next;
+      }
+    }
+    x->in_pwait = 0;
+  }
+  long n = x->pulls_out;
+  x->pulls_out = 0;
+  pulls_ended(n);
 }
 
 /* PULLs in flight per transfer: LAPI_OFI_PULL_WINDOW, by default 4 on
@@ -1297,12 +1375,17 @@ static int issue(struct ofi_xfer *x)
     issue_cma(x);
     return 1;
   }
-  int window = !desc && x->use_rma ? ofi.read_window : pull_window();
+  int rma = !desc && x->use_rma;
+  int window = rma ? ofi.read_window : pull_window();
+  int ref = !rma && !desc && ofi_ref_wanted(x);
   while (x->inflight < window && x->issued < total) {
-    int rc = (!desc && x->use_rma) ? issue_read(x)
-                                   : issue_pull(x, desc ? OFI_STREAM_DESC
-                                                        : OFI_STREAM_DATA,
-                                                total);
+    if (!rma && !ref && ofi.pulls_out >= pull_budget()) {
+      pwait_add(x); /* on again when a PULL of any sink ends */
+      break;
+    }
+    int rc = rma ? issue_read(x)
+                 : issue_pull(x, desc ? OFI_STREAM_DESC : OFI_STREAM_DATA,
+                              total, ref);
     if (rc == -FI_EAGAIN) {
       ofi.st.eagain++;
       return 0;
