@@ -11,9 +11,16 @@
  * handler must name task 1, the counter waited on must end its wait (the
  * eager message may complete: its data had arrived; the rendezvous one
  * cannot), and LAPI_Term must work.  The alarm of ot_init bounds it all.
+ * Task 1 leaves only once the slow handler has begun (it creates a file
+ * named after the job): a message still queued in the provider (over
+ * tcp, behind the connection its first send opens) dies with its
+ * sender, and then nothing would be running at task 0 to time out.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ofi_test.h"
 
@@ -22,6 +29,21 @@
 #define BIG 300000
 
 static lapi_cntr_t tgt_small, tgt_big;
+static char began_path[256]; /* exists once a slow handler runs */
+
+static void mark_began(void)
+{
+  FILE *f = fopen(began_path, "w");
+  if (f)
+    fclose(f);
+}
+
+/* Task 1: until task 0's slow handler runs, at most 60 s. */
+static void await_began(void)
+{
+  for (int i = 0; i < 6000 && access(began_path, F_OK) != 0; i++)
+    usleep(10000);
+}
 static unsigned char inbox[BIG], payload[BIG];
 static int cmpl_runs, big_headers;
 
@@ -30,6 +52,7 @@ static void slow_cmpl(lapi_handle_t *h, void *uinfo)
 {
   (void)h;
   (void)uinfo;
+  mark_began();
   usleep(SLOW_US);
   __atomic_add_fetch(&cmpl_runs, 1, __ATOMIC_SEQ_CST);
 }
@@ -57,6 +80,7 @@ static void *slow_big_hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
   (void)uhdr_len;
   (void)msg_len;
   __atomic_add_fetch(&big_headers, 1, __ATOMIC_SEQ_CST);
+  mark_began();
   usleep(SLOW_US);
   *comp_h = NULL;
   *uinfo = NULL;
@@ -72,6 +96,9 @@ int main(int argc, char **argv)
     fprintf(stderr, "ofi_handler_death needs 2 CGs\n");
     return 2;
   }
+  const char *key = getenv("LAPIRUN_JOB_KEY");
+  snprintf(began_path, sizeof began_path, "/tmp/ofi_handler_death-%s",
+           key ? key : "nokey");
   OT_OK(LAPI_Senv(ot.h, TIMEOUT, TIMEOUT_S));
   OT_OK(LAPI_Addr_set(ot.h, (void *)small_hdr, 1));
   OT_OK(LAPI_Addr_set(ot.h, (void *)slow_big_hdr, 2));
@@ -92,7 +119,8 @@ int main(int argc, char **argv)
                         small_c[0], &org, NULL));
       OT_OK(LAPI_Waitcntr(ot.h, &org, 1, NULL));
     }
-    usleep(300000); /* it is at task 0: its handler runs */
+    await_began();
+    usleep(300000); /* its handler runs at task 0 */
     fflush(stdout);
     _exit(0); /* gone, without a word */
   }
@@ -122,6 +150,7 @@ int main(int argc, char **argv)
   OT_CHECK(ot_await_watch_error(15) > 0, "the error handler never named "
            "task 1");
   OT_OK(LAPI_Term(ot.h));
+  unlink(began_path);
   free(small_c);
   free(big_c);
   int bad = __atomic_load_n(&ot.failures, __ATOMIC_SEQ_CST);
