@@ -597,6 +597,8 @@ void ofi_bell_sleep(int ms, int (*poll)(void));
  * travels in the address exchange: pid 0 means no CMA toward us. */
 #define OFI_CMA_IOV 1024     /* pieces a side per call (the kernel's
                                 UIO_MAXIOV) */
+/* Default LAPI_RDV_MIN_BLOCK with CMA: smaller pieces go packed. */
+#define OFI_CMA_MIN_BLOCK 16384
 struct ofi_cma_card {
   uint64_t pid;
   uint64_t probe_addr;       /* a word of ours peers read ... */

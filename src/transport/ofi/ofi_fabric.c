@@ -297,10 +297,15 @@ static void read_defaults(void)
    * 1 MiB in 4 KiB blocks at 1.6-2.4x the rate (medians of alternating
    * runs; 16 KiB pieces read by RMA stay ahead of packing them).
    * Reads by CMA (ofi_cma.c) take up to 1024 pieces a side in one
-   * system call and never involve the owner: 4 KiB pieces read so
-   * outran packing them 2-3x (docs/PROTOCOL.md, RMA rendezvous). */
+   * system call and never involve the owner, but the kernel pins each
+   * remote piece on its own: pieces under 16 KiB go packed, by stage
+   * reference (ofi_packref.c), whose two copies (one per core) outran
+   * the reads up to that size (1 MiB streamed in 4 KiB blocks 0.45 ->
+   * ~0.7 of the contiguous Amsend, ping-pong ~200 -> ~125 us; 16 KiB
+   * blocks stream faster packed too, but their ping-pong is faster
+   * read: docs/PROTOCOL.md, RMA rendezvous). */
   if (ofi.min_rma_block == 0)
-    ofi.min_rma_block = ofi.cma ? 4096
+    ofi.min_rma_block = ofi.cma ? OFI_CMA_MIN_BLOCK
                         : strcmp(ofi.prov, "shm") == 0 ? 8192
                         : rma_by_messages() ? rma_break_even()
                                             : 2048;

@@ -51,6 +51,8 @@ struct ofi_stage {
 
 static struct ofi_stage stages[OFI_ARENA_STAGES_MAX];
 static uint32_t nstages;
+static uint32_t arena_pid; /* ours, taken with the arena (a system call
+                              per chunk otherwise) */
 
 /* LAPI_OFI_PACK_REF: 1 (default) or 0; 2 (tests) as 1, but every
  * sink fails to map its peer's arena: the fallback runs.  Read once. */
@@ -106,6 +108,7 @@ static int arena_make(void)
   }
   ofi.arena = m;
   ofi.arena_fd = fd;
+  arena_pid = (uint32_t)getpid();
   ofi.stage_spare = NULL;
   for (uint32_t k = nstages; k-- > 0;) {
     stages[k].slot = k;
@@ -159,7 +162,7 @@ int ofi_ref_answer(struct ofi_xfer *x, const struct ofi_pull *p)
   m.d.flags = OFI_DATA_REF;
   m.r.off = off;
   m.r.len = p->len;
-  m.r.pid = (uint32_t)getpid();
+  m.r.pid = arena_pid;
   m.r.fd = (uint32_t)ofi.arena_fd;
   m.r.seq = s->seq;
   ofi_send_small(x->peer, &m, sizeof m); /* owed if no buffer is free */
