@@ -11,14 +11,15 @@
  * through lapi_dispatch_run_now, so only when the handle's queue is empty
  * and its lock is free (the handlers of a handle still run one at a
  * time); otherwise, and for LAPI_DROP_PKT, the message joins the queue
- * as any other.  Only ofi.lock is taken once more, to count the message
- * done for the acknowledgement.  LAPI orders no messages, so one that
- * overtakes a queued one breaks no promise.
- * The end of the message (its count for the acknowledgement, or its NAK)
- * and the repost of its receive buffer are owed, not done, on the way
- * back to the waiter: whoever takes ofi.lock next settles them
- * (ofi_direct_flush), in a ping-pong the thread itself right after it
- * injected its answer, off the answer's path.  A lock and a fi_recv less
+ * as any other.  LAPI orders no messages, so one that overtakes a queued
+ * one breaks no promise.
+ * The end of the message (its count for the acknowledgement and in the
+ * statistics, or its NAK) and the repost of its receive buffer are owed,
+ * not done, on the way back to the waiter: whoever takes ofi.lock next
+ * settles them (ofi_direct_flush), in a ping-pong the thread itself
+ * right after it injected its answer, off the answer's path (a
+ * statistics query settles them first: the tp sync op).  A lock and a
+ * fi_recv less
  * between the arrival and the answer; the acknowledgement rides one
  * packet later.  Every pass of any thread (the progress thread's 1 ms
  * slices while a thread polls, the pass that ends a left registration)
