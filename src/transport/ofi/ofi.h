@@ -495,6 +495,7 @@ struct ofi_state {
   size_t buf_size;           /* packet buffer bytes */
   size_t eager_limit;        /* data bytes sent eagerly */
   size_t min_rma_block;      /* smaller pieces go packed */
+  int min_block_user;        /* LAPI_RDV_MIN_BLOCK was set */
   size_t chunk;              /* PULL chunk */
   size_t max_read;           /* bytes of one RMA read */
   size_t fast_read;          /* a remote run this long is read alone
@@ -599,6 +600,14 @@ void ofi_bell_sleep(int ms, int (*poll)(void));
                                 UIO_MAXIOV) */
 /* Default LAPI_RDV_MIN_BLOCK with CMA: smaller pieces go packed. */
 #define OFI_CMA_MIN_BLOCK 16384
+/* The piece rule is about many small pieces (the kernel pins each on
+ * its own): one piece, read by CMA, is one system call however small,
+ * and beats packing it (ofi_fabric.c, read_defaults), unless the user
+ * set LAPI_RDV_MIN_BLOCK. */
+static inline int ofi_one_read(unsigned pieces)
+{
+  return ofi.cma && pieces == 1 && !ofi.min_block_user;
+}
 struct ofi_cma_card {
   uint64_t pid;
   uint64_t probe_addr;       /* a word of ours peers read ... */

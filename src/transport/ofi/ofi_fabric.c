@@ -174,6 +174,7 @@ static void settings(void)
   ofi.eager_limit = env_size("LAPI_EAGER_LIMIT", 16384, 0, 1u << 24);
   /* 0: not set (the provider decides the default) */
   ofi.min_rma_block = env_size("LAPI_RDV_MIN_BLOCK", 0, 1, SIZE_MAX);
+  ofi.min_block_user = ofi.min_rma_block != 0;
   ofi.nrecv = (int)env_size("LAPI_OFI_RECV_BUFS", 64, 4, 4096);
   ofi.credits = (int)env_size("LAPI_OFI_CREDITS", 64, 1, 65536);
   ofi.read_window = (int)env_size("LAPI_OFI_WINDOW", 8, 1, 256);
@@ -309,6 +310,19 @@ static void read_defaults(void)
                         : strcmp(ofi.prov, "shm") == 0 ? 8192
                         : rma_by_messages() ? rma_break_even()
                                             : 2048;
+  /* With CMA, data past what shm injects goes by rendezvous: a packet
+   * over inject_size takes shm's own large-message protocol, slower than
+   * our read of one piece (8-byte header apart, 4-16 KiB Amsend
+   * ping-pong 3.3-7.0 us eager against 2.7-3.9 us read, a 16 KiB stream
+   * 1.8-3.5 against 5.2-8.8 GB/s: docs/PERFORMANCE.md).  Unless the user
+   * chose the limit. */
+  const char *el = getenv("LAPI_EAGER_LIMIT");
+  size_t fits = ofi.inject_size > sizeof(struct ofi_short)
+                    ? ofi.inject_size - sizeof(struct ofi_short)
+                    : 0;
+  if (ofi.cma && (el == NULL || *el == '\0') && fits &&
+      ofi.eager_limit > fits)
+    ofi.eager_limit = fits;
 }
 
 static int fab_fail(const char *what, int rc)

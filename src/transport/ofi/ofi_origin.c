@@ -530,7 +530,7 @@ static int rma_prepare(struct ofi_xfer *x)
   size_t room = ofi.buf_size - sizeof(struct ofi_rts) -
                 ofi_align8(x->uhdr_len) - ofi_align8(x->desc_len);
   if (n == 0 || (size_t)n * sizeof(struct ofi_seg) > room ||
-      x->data_len / n < ofi.min_rma_block)
+      (x->data_len / n < ofi.min_rma_block && !ofi_one_read(n)))
     return -1;
   x->mrs = calloc(n, sizeof *x->mrs);
   x->segs = calloc(n, sizeof *x->segs);

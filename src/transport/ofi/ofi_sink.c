@@ -292,7 +292,7 @@ static int dest_friendly(const lapi_vec_t *v, size_t want)
   uint n = 0;
   for (uint i = 0; i < v->num_vecs; i++)
     n += v->len[i] != 0;
-  return n && want / n >= ofi.min_rma_block;
+  return n && (want / n >= ofi.min_rma_block || ofi_one_read(n));
 }
 
 static void start_data(struct ofi_xfer *x)
