@@ -312,10 +312,9 @@ static void read_defaults(void)
                                             : 2048;
   /* With CMA, data past what shm injects goes by rendezvous: a packet
    * over inject_size takes shm's own large-message protocol, slower than
-   * our read of one piece (8-byte header apart, 4-16 KiB Amsend
-   * ping-pong 3.3-7.0 us eager against 2.7-3.9 us read, a 16 KiB stream
-   * 1.8-3.5 against 5.2-8.8 GB/s: docs/PERFORMANCE.md).  Unless the user
-   * chose the limit. */
+   * our read of one piece (4-16 KiB Amsend ping-pong 3.3-7.0 us eager
+   * against 2.7-3.9 us read, a 16 KiB stream 1.8-3.5 against 5.2-8.8
+   * GB/s: docs/PROTOCOL.md, Protocols).  Unless the user chose it. */
   const char *el = getenv("LAPI_EAGER_LIMIT");
   size_t fits = ofi.inject_size > sizeof(struct ofi_short)
                     ? ofi.inject_size - sizeof(struct ofi_short)
