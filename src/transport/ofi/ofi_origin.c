@@ -916,24 +916,16 @@ void ofi_on_fin(const struct ofi_fin *f)
     ofi_xfer_free(x);
     return;
   }
-  if (x->role == OFI_R_GET && x->get_write &&
-      f->status == LAPI_ERR_RECV_INCOMP) {
-    /* Its write into our buffer failed there: as a failed read here. */
-    ofi_report(x->h, f->status, GET_ERR, x->task,
-               "the target could not write the data into the origin "
-               "buffer");
-    x->failed = 1;
-    lapi_am_origin_landed(x->h);
-    if (x->holds_credit)
-      ofi_credit_release(x->peer);
-    ofi_xfer_free(x);
-    return;
-  }
   if (x->role != OFI_R_SOURCE) {
-    /* A GET or RMW the target refused (its handle is not open). */
+    /* A GET or RMW the target refused (its handle is not open), or a
+     * GET whose write into our buffer failed there (OFI_GET_WRITE): as
+     * a failed read here. */
+    int unwritten = x->get_write && f->status == LAPI_ERR_RECV_INCOMP;
     ofi_report(x->h, f->status, x->role == OFI_R_GET ? GET_ERR : RMW_ERR,
-               x->task, "the target refused the operation (handle not "
-               "open there?)");
+               x->task, unwritten ? "the target could not write the data "
+                                    "into the origin buffer"
+                                  : "the target refused the operation "
+                                    "(handle not open there?)");
     x->failed = 1;
     lapi_am_origin_landed(x->h);
     if (x->holds_credit)
