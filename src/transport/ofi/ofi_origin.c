@@ -409,18 +409,6 @@ static void launch_rts(struct ofi_xfer *x)
   }
 }
 
-/* LAPI_OFI_GET_WRITE: 0 turns OFI_GET_WRITE off (the target answers
- * every GET with an RTS for us to read). */
-static int get_write_on(void)
-{
-  static int setting = -1;
-  if (setting < 0) {
-    const char *s = getenv("LAPI_OFI_GET_WRITE");
-    setting = !(s && strcmp(s, "0") == 0);
-  }
-  return setting;
-}
-
 static void launch_get(struct ofi_xfer *x)
 {
   struct ofi_buf *b = ofi_buf_get();
@@ -434,7 +422,7 @@ static void launch_get(struct ofi_xfer *x)
    * we go on issuing, as a put's does (64 KiB Get streamed: see
    * docs/PERFORMANCE.md).  Small ones keep their eager reply. */
   size_t wat = ofi_align8(sizeof(struct ofi_get) + x->desc_len);
-  x->get_write = ofi.cma && get_write_on() && inl &&
+  x->get_write = ofi.cma && ofi.get_write_ok && inl &&
                  x->org_dst == &x->one.v &&
                  x->data_len > ofi.eager_limit &&
                  wat + sizeof(struct ofi_seg) <= ofi.buf_size;
