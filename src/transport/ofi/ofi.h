@@ -508,6 +508,8 @@ struct ofi_state {
   uint64_t mr_mode;
   int has_rma;
   int direct;                /* LAPI_OFI_DIRECT: ofi_direct.c on */
+  int get_write_ok;          /* LAPI_OFI_GET_WRITE: with CMA, a GET's
+                                target may write our buffer */
   int polling_start;         /* the first handle started in polling mode */
   int fin_always;            /* LAPI_OFI_FIN_ALWAYS: no no-FIN messages */
   int cma;                   /* RMA reads by cross-memory attach, job-wide

@@ -183,6 +183,7 @@ static void settings(void)
   ofi.fast_read = env_size("LAPI_OFI_FAST_READ", SIZE_MAX, 0, 1u << 30);
   ofi.fin_always = env_flag("LAPI_OFI_FIN_ALWAYS", 0);
   ofi.direct = env_flag("LAPI_OFI_DIRECT", 1);
+  ofi.get_write_ok = env_flag("LAPI_OFI_GET_WRITE", 1);
   ofi_fault_settings();
 }
 

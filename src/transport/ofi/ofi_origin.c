@@ -409,18 +409,6 @@ static void launch_rts(struct ofi_xfer *x)
   }
 }
 
-/* LAPI_OFI_GET_WRITE: 0 turns OFI_GET_WRITE off (the target answers
- * every GET with an RTS for us to read). */
-static int get_write_on(void)
-{
-  static int setting = -1;
-  if (setting < 0) {
-    const char *s = getenv("LAPI_OFI_GET_WRITE");
-    setting = !(s && strcmp(s, "0") == 0);
-  }
-  return setting;
-}
-
 static void launch_get(struct ofi_xfer *x)
 {
   struct ofi_buf *b = ofi_buf_get();
@@ -434,7 +422,7 @@ static void launch_get(struct ofi_xfer *x)
    * we go on issuing, as a put's does (64 KiB Get streamed: see
    * docs/PERFORMANCE.md).  Small ones keep their eager reply. */
   size_t wat = ofi_align8(sizeof(struct ofi_get) + x->desc_len);
-  x->get_write = ofi.cma && get_write_on() && inl &&
+  x->get_write = ofi.cma && ofi.get_write_ok && inl &&
                  x->org_dst == &x->one.v &&
                  x->data_len > ofi.eager_limit &&
                  wat + sizeof(struct ofi_seg) <= ofi.buf_size;
@@ -916,24 +904,16 @@ void ofi_on_fin(const struct ofi_fin *f)
     ofi_xfer_free(x);
     return;
   }
-  if (x->role == OFI_R_GET && x->get_write &&
-      f->status == LAPI_ERR_RECV_INCOMP) {
-    /* Its write into our buffer failed there: as a failed read here. */
-    ofi_report(x->h, f->status, GET_ERR, x->task,
-               "the target could not write the data into the origin "
-               "buffer");
-    x->failed = 1;
-    lapi_am_origin_landed(x->h);
-    if (x->holds_credit)
-      ofi_credit_release(x->peer);
-    ofi_xfer_free(x);
-    return;
-  }
   if (x->role != OFI_R_SOURCE) {
-    /* A GET or RMW the target refused (its handle is not open). */
+    /* A GET or RMW the target refused (its handle is not open), or a
+     * GET whose write into our buffer failed there (OFI_GET_WRITE): as
+     * a failed read here. */
+    int unwritten = x->get_write && f->status == LAPI_ERR_RECV_INCOMP;
     ofi_report(x->h, f->status, x->role == OFI_R_GET ? GET_ERR : RMW_ERR,
-               x->task, "the target refused the operation (handle not "
-               "open there?)");
+               x->task, unwritten ? "the target could not write the data "
+                                    "into the origin buffer"
+                                  : "the target refused the operation "
+                                    "(handle not open there?)");
     x->failed = 1;
     lapi_am_origin_landed(x->h);
     if (x->holds_credit)
