@@ -496,6 +496,7 @@ struct ofi_state {
   size_t eager_limit;        /* data bytes sent eagerly */
   size_t min_rma_block;      /* smaller pieces go packed */
   int min_block_user;        /* LAPI_RDV_MIN_BLOCK was set */
+  int eager_user;            /* LAPI_EAGER_LIMIT was set (validly) */
   size_t chunk;              /* PULL chunk */
   size_t max_read;           /* bytes of one RMA read */
   size_t fast_read;          /* a remote run this long is read alone

@@ -171,7 +171,11 @@ static struct fi_info *choose(const char *prov, int local)
 static void settings(void)
 {
   ofi.buf_size = env_size("LAPI_OFI_BUF_SIZE", 65536, 4096, 1u << 24);
-  ofi.eager_limit = env_size("LAPI_EAGER_LIMIT", 16384, 0, 1u << 24);
+  /* SIZE_MAX: not set (read_defaults lowers the default on shm) */
+  ofi.eager_limit = env_size("LAPI_EAGER_LIMIT", SIZE_MAX, 0, 1u << 24);
+  ofi.eager_user = ofi.eager_limit != SIZE_MAX;
+  if (!ofi.eager_user)
+    ofi.eager_limit = 16384;
   /* 0: not set (the provider decides the default) */
   ofi.min_rma_block = env_size("LAPI_RDV_MIN_BLOCK", 0, 1, SIZE_MAX);
   ofi.min_block_user = ofi.min_rma_block != 0;
@@ -316,12 +320,10 @@ static void read_defaults(void)
    * our read of one piece (4-16 KiB Amsend ping-pong 3.3-7.0 us eager
    * against 2.7-3.9 us read, a 16 KiB stream 1.8-3.5 against 5.2-8.8
    * GB/s: docs/PROTOCOL.md, Protocols).  Unless the user chose it. */
-  const char *el = getenv("LAPI_EAGER_LIMIT");
   size_t fits = ofi.inject_size > sizeof(struct ofi_short)
                     ? ofi.inject_size - sizeof(struct ofi_short)
                     : 0;
-  if (ofi.cma && (el == NULL || *el == '\0') && fits &&
-      ofi.eager_limit > fits)
+  if (ofi.cma && !ofi.eager_user && fits && ofi.eager_limit > fits)
     ofi.eager_limit = fits;
 }
 
