@@ -1128,6 +1128,29 @@ static int issue_read(struct ofi_xfer *x)
   return 0;
 }
 
+/* One CMA read at x's read cursor, up to max pieces a side (room at l,
+ * r and rr): 0 (x->issued and x->done moved on) or -errno. */
+static int cma_read_next(struct ofi_xfer *x, struct iovec *l,
+                         struct iovec *r, struct fi_rma_iov *rr, size_t max)
+{
+  struct read_run run = {
+    .l = l, .r = rr, .lmax = max, .rmax = max, .absolute = 1, .fast = 0,
+  };
+  gather(x, &run);
+  if (run.bytes == 0) /* cannot happen after the checks of the RTS */
+    return -EFAULT;
+  for (size_t i = 0; i < run.nr; i++) {
+    r[i].iov_base = (void *)(uintptr_t)rr[i].addr;
+    r[i].iov_len = (size_t)rr[i].len;
+  }
+  int err = ofi_cma_read(x->peer, l, run.nl, r, run.nr, run.bytes);
+  if (err == 0) {
+    x->issued += run.bytes;
+    x->done += run.bytes;
+  }
+  return err;
+}
+
 /*
  * The RMA reads of x by CMA (ofi.cma): synchronous, so nothing is in
  * flight and nothing comes to the CQ; each call takes up to OFI_CMA_IOV
@@ -1141,28 +1164,13 @@ static void issue_cma(struct ofi_xfer *x)
   static struct iovec l[OFI_CMA_IOV], r[OFI_CMA_IOV]; /* under ofi.lock */
   static struct fi_rma_iov rr[OFI_CMA_IOV];
   for (int k = 0; k < ofi.read_window && x->issued < x->want; k++) {
-    struct read_run run = {
-      .l = l, .r = rr, .lmax = OFI_CMA_IOV, .rmax = OFI_CMA_IOV,
-      .absolute = 1, .fast = 0,
-    };
-    gather(x, &run);
-    if (run.bytes == 0) { /* cannot happen after the checks of the RTS */
-      read_failed(x, "the source or the destination ends before the data");
-      return;
-    }
-    for (size_t i = 0; i < run.nr; i++) {
-      r[i].iov_base = (void *)(uintptr_t)rr[i].addr;
-      r[i].iov_len = (size_t)rr[i].len;
-    }
     ofi.st.reads++;
     ofi.st.cma_reads++;
-    int err = ofi_cma_read(x->peer, l, run.nl, r, run.nr, run.bytes);
+    int err = cma_read_next(x, l, r, rr, OFI_CMA_IOV);
     if (err) {
       read_failed(x, strerror(-err));
       return;
     }
-    x->issued += run.bytes;
-    x->done += run.bytes;
   }
   if (x->done >= x->want)
     finish(x);
@@ -1206,25 +1214,8 @@ static void am_cma_run(struct ofi_xfer *x)
   long calls = 0;
   int err = 0;
   while (x->issued < x->want && err == 0) {
-    struct read_run run = {
-      .l = l, .r = rr, .lmax = AM_CMA_IOV, .rmax = AM_CMA_IOV,
-      .absolute = 1, .fast = 0,
-    };
-    gather(x, &run);
-    if (run.bytes == 0) { /* cannot happen after the checks of the RTS */
-      err = -EFAULT;
-      break;
-    }
-    for (size_t i = 0; i < run.nr; i++) {
-      r[i].iov_base = (void *)(uintptr_t)rr[i].addr;
-      r[i].iov_len = (size_t)rr[i].len;
-    }
     calls++;
-    err = ofi_cma_read(x->peer, l, run.nl, r, run.nr, run.bytes);
-    if (err == 0) {
-      x->issued += run.bytes;
-      x->done += run.bytes;
-    }
+    err = cma_read_next(x, l, r, rr, AM_CMA_IOV);
   }
   pthread_mutex_lock(&ofi.lock);
   ofi.st.reads += (uint64_t)calls;
