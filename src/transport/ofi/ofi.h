@@ -504,6 +504,11 @@ struct ofi_state {
   int nrecv;                 /* posted receives */
   int credits;               /* requests in flight per peer */
   int read_window;           /* reads / pulls in flight per transfer */
+  int pull_window;           /* PULLs in flight per transfer */
+  long pull_budget;          /* PULLs in flight from all sinks (ofi_sink.c) */
+  int pack_ref;              /* LAPI_OFI_PACK_REF on this provider: 0, 1,
+                                2 (ofi_packref.c) */
+  uint32_t pack_stages;      /* chunks in our stage arena */
   size_t inject_size;
   size_t iov_limit, rma_iov_limit, max_msg;
   uint64_t mr_mode;
@@ -596,6 +601,9 @@ void ofi_bell_polled(int delta);
 void ofi_bell_wake_self(void);
 void ofi_bell_kick(void);
 void ofi_bell_sleep(int ms, int (*poll)(void));
+
+/* LAPI_OFI_PACK_STAGES at most (ofi_packref.c's stage records) */
+#define OFI_PACK_STAGES_MAX 4096
 
 /* ofi_cma.c: RMA reads within the host by process_vm_readv.  A card
  * travels in the address exchange: pid 0 means no CMA toward us. */

@@ -182,6 +182,12 @@ static void settings(void)
   ofi.nrecv = (int)env_size("LAPI_OFI_RECV_BUFS", 64, 4, 4096);
   ofi.credits = (int)env_size("LAPI_OFI_CREDITS", 64, 1, 65536);
   ofi.read_window = (int)env_size("LAPI_OFI_WINDOW", 8, 1, 256);
+  /* 0: not set (by the provider, below) */
+  ofi.pull_window = (int)env_size("LAPI_OFI_PULL_WINDOW", 0, 1, 256);
+  ofi.pull_budget = (long)env_size("LAPI_OFI_PULL_BUDGET", 0, 1, 65536);
+  ofi.pack_ref = (int)env_size("LAPI_OFI_PACK_REF", 1, 0, 2);
+  ofi.pack_stages = (uint32_t)env_size("LAPI_OFI_PACK_STAGES", 256, 1,
+                                          OFI_PACK_STAGES_MAX);
   ofi.max_read = env_size("LAPI_OFI_MAX_READ", 4u << 20, 4096, 1u << 30);
   /* SIZE_MAX: not set (the provider decides the default) */
   ofi.fast_read = env_size("LAPI_OFI_FAST_READ", SIZE_MAX, 0, 1u << 30);
@@ -297,6 +303,13 @@ static void read_defaults(void)
    * ~30% more than four per read). */
   if (ofi.fast_read == SIZE_MAX)
     ofi.fast_read = strcmp(ofi.prov, "shm") == 0 ? 8192 : 0;
+  /* The packed path's defaults (ofi_sink.c, ofi_packref.c say why). */
+  if (ofi.pull_window == 0)
+    ofi.pull_window = strcmp(ofi.prov, "shm") == 0 ? 4 : ofi.read_window;
+  if (ofi.pull_budget == 0)
+    ofi.pull_budget = ofi.nrecv / 2;
+  if (strcmp(ofi.prov, "shm") != 0)
+    ofi.pack_ref = 0; /* stage arenas are shared memory */
   /* shm, libfabric reads: pieces under 8 KiB go packed.  Read several
    * to a read, they take shm's slow path above; one to a read, a system
    * call each; the packed path (pack, one CMA copy per 64 KiB packet, unpack) moved

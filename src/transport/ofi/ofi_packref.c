@@ -35,11 +35,9 @@
 #include "am/lapi_log.h"
 #include "transport/ofi/ofi.h"
 
-/* Stages in our arena (LAPI_OFI_PACK_STAGES): by default 32 transfers'
- * windows of 8 chunks, 16 MiB of shared memory whose pages are touched
- * only when used. */
-#define OFI_ARENA_STAGES_DEFAULT 256
-#define OFI_ARENA_STAGES_MAX 4096
+/* Stages in our arena (LAPI_OFI_PACK_STAGES, ofi.pack_stages): by
+ * default 256, 32 transfers' windows of 8 chunks, 16 MiB of shared
+ * memory whose pages are touched only when used. */
 /* Stages one transfer may hold (the sink's window is 8 by default). */
 #define OFI_STAGES_PER_XFER 16
 
@@ -49,43 +47,23 @@ struct ofi_stage {
   uint32_t slot;
 };
 
-static struct ofi_stage stages[OFI_ARENA_STAGES_MAX];
-static uint32_t nstages;
+static struct ofi_stage stages[OFI_PACK_STAGES_MAX];
 static uint32_t arena_pid; /* ours, taken with the arena (a system call
                               per chunk otherwise) */
 
-/* LAPI_OFI_PACK_REF: 1 (default) or 0; 2 (tests) as 1, but every
- * sink fails to map its peer's arena: the fallback runs.  Read once. */
-static int ref_setting(void)
-{
-  static int setting = -1;
-  if (setting < 0) {
-    const char *s = getenv("LAPI_OFI_PACK_REF");
-    setting = s && *s ? atoi(s) : 1;
-    if (setting < 0 || setting > 2)
-      setting = 1;
-  }
-  return setting;
-}
-
+/* ofi.pack_ref, LAPI_OFI_PACK_REF (0 unless shm): 1 (default) or 0;
+ * 2 (tests) as 1, but every sink fails to map its peer's arena: the
+ * fallback runs. */
 int ofi_ref_wanted(const struct ofi_xfer *x)
 {
-  return ref_setting() && strcmp(ofi.prov, "shm") == 0 &&
-         !ofi.peers[x->peer].ref_off;
+  return ofi.pack_ref && !ofi.peers[x->peer].ref_off;
 }
 
 /* ------------------------------------------------------------- source */
 
 static size_t arena_len(void)
 {
-  if (nstages == 0) {
-    const char *s = getenv("LAPI_OFI_PACK_STAGES");
-    long n = s && *s ? atol(s) : OFI_ARENA_STAGES_DEFAULT;
-    nstages = n < 1                      ? 1
-              : n > OFI_ARENA_STAGES_MAX ? OFI_ARENA_STAGES_MAX
-                                         : (uint32_t)n;
-  }
-  return (size_t)nstages * ofi.chunk;
+  return (size_t)ofi.pack_stages * ofi.chunk;
 }
 
 /* Our arena, made at the first reference: 0, or -1 if it cannot be. */
@@ -110,7 +88,7 @@ static int arena_make(void)
   ofi.arena_fd = fd;
   arena_pid = (uint32_t)getpid();
   ofi.stage_spare = NULL;
-  for (uint32_t k = nstages; k-- > 0;) {
+  for (uint32_t k = ofi.pack_stages; k-- > 0;) {
     stages[k].slot = k;
     stages[k].next = ofi.stage_spare;
     ofi.stage_spare = &stages[k];
@@ -140,7 +118,7 @@ int ofi_ref_answer(struct ofi_xfer *x, const struct ofi_pull *p)
   if (x->staged)
     release_landed(x, p->ref_landed);
   if (!(p->flags & OFI_PULL_REF) || p->stream != OFI_STREAM_DATA ||
-      !ref_setting() || x->nstaged >= OFI_STAGES_PER_XFER ||
+      !ofi.pack_ref || x->nstaged >= OFI_STAGES_PER_XFER ||
       arena_make() != 0 || ofi.stage_spare == NULL)
     return -1;
   struct ofi_stage *s = ofi.stage_spare;
@@ -224,7 +202,7 @@ static const unsigned char *peer_arena(uint peer,
   struct ofi_peer *p = &ofi.peers[peer];
   if (p->arena && p->arena_pid == r->pid && p->arena_fd == r->fd)
     return p->arena;
-  if (p->arena || ref_setting() == 2) /* another arena: not ours */
+  if (p->arena || ofi.pack_ref == 2) /* another arena: not ours */
     return NULL;
   char path[64];
   snprintf(path, sizeof path, "/proc/%u/fd/%u", r->pid, r->fd);
@@ -251,8 +229,7 @@ int ofi_ref_land(struct ofi_xfer *x, const struct ofi_data *d,
 {
   /* Only where we ask for them: shm, same host (a reference from a
    * peer we stopped asking was already in flight: answered below). */
-  if (!ref_setting() || strcmp(ofi.prov, "shm") != 0 ||
-      mark_landed(x, r->seq) != 0)
+  if (!ofi.pack_ref || mark_landed(x, r->seq) != 0)
     return -1;
   struct ofi_peer *p = &ofi.peers[x->peer];
   const unsigned char *a = p->ref_off ? NULL : peer_arena(x->peer, r);

@@ -1128,6 +1128,29 @@ static int issue_read(struct ofi_xfer *x)
   return 0;
 }
 
+/* One CMA read at x's read cursor, up to max pieces a side (room at l,
+ * r and rr): 0 (x->issued and x->done moved on) or -errno. */
+static int cma_read_next(struct ofi_xfer *x, struct iovec *l,
+                         struct iovec *r, struct fi_rma_iov *rr, size_t max)
+{
+  struct read_run run = {
+    .l = l, .r = rr, .lmax = max, .rmax = max, .absolute = 1, .fast = 0,
+  };
+  gather(x, &run);
+  if (run.bytes == 0) /* cannot happen after the checks of the RTS */
+    return -EFAULT;
+  for (size_t i = 0; i < run.nr; i++) {
+    r[i].iov_base = (void *)(uintptr_t)rr[i].addr;
+    r[i].iov_len = (size_t)rr[i].len;
+  }
+  int err = ofi_cma_read(x->peer, l, run.nl, r, run.nr, run.bytes);
+  if (err == 0) {
+    x->issued += run.bytes;
+    x->done += run.bytes;
+  }
+  return err;
+}
+
 /*
  * The RMA reads of x by CMA (ofi.cma): synchronous, so nothing is in
  * flight and nothing comes to the CQ; each call takes up to OFI_CMA_IOV
@@ -1141,28 +1164,13 @@ static void issue_cma(struct ofi_xfer *x)
   static struct iovec l[OFI_CMA_IOV], r[OFI_CMA_IOV]; /* under ofi.lock */
   static struct fi_rma_iov rr[OFI_CMA_IOV];
   for (int k = 0; k < ofi.read_window && x->issued < x->want; k++) {
-    struct read_run run = {
-      .l = l, .r = rr, .lmax = OFI_CMA_IOV, .rmax = OFI_CMA_IOV,
-      .absolute = 1, .fast = 0,
-    };
-    gather(x, &run);
-    if (run.bytes == 0) { /* cannot happen after the checks of the RTS */
-      read_failed(x, "the source or the destination ends before the data");
-      return;
-    }
-    for (size_t i = 0; i < run.nr; i++) {
-      r[i].iov_base = (void *)(uintptr_t)rr[i].addr;
-      r[i].iov_len = (size_t)rr[i].len;
-    }
     ofi.st.reads++;
     ofi.st.cma_reads++;
-    int err = ofi_cma_read(x->peer, l, run.nl, r, run.nr, run.bytes);
+    int err = cma_read_next(x, l, r, rr, OFI_CMA_IOV);
     if (err) {
       read_failed(x, strerror(-err));
       return;
     }
-    x->issued += run.bytes;
-    x->done += run.bytes;
   }
   if (x->done >= x->want)
     finish(x);
@@ -1206,25 +1214,8 @@ static void am_cma_run(struct ofi_xfer *x)
   long calls = 0;
   int err = 0;
   while (x->issued < x->want && err == 0) {
-    struct read_run run = {
-      .l = l, .r = rr, .lmax = AM_CMA_IOV, .rmax = AM_CMA_IOV,
-      .absolute = 1, .fast = 0,
-    };
-    gather(x, &run);
-    if (run.bytes == 0) { /* cannot happen after the checks of the RTS */
-      err = -EFAULT;
-      break;
-    }
-    for (size_t i = 0; i < run.nr; i++) {
-      r[i].iov_base = (void *)(uintptr_t)rr[i].addr;
-      r[i].iov_len = (size_t)rr[i].len;
-    }
     calls++;
-    err = ofi_cma_read(x->peer, l, run.nl, r, run.nr, run.bytes);
-    if (err == 0) {
-      x->issued += run.bytes;
-      x->done += run.bytes;
-    }
+    err = cma_read_next(x, l, r, rr, AM_CMA_IOV);
   }
   pthread_mutex_lock(&ofi.lock);
   ofi.st.reads += (uint64_t)calls;
@@ -1276,30 +1267,16 @@ static int issue_pull(struct ofi_xfer *x, int stream, size_t total, int ref)
   return 0;
 }
 
-/* PULLs in flight from all our sinks together: LAPI_OFI_PULL_BUDGET, by
- * default half the posted receive buffers.  Each DATA that carries its
- * chunk is a packet of up to a buffer's size that should find a posted
- * buffer: more of them in flight than that land in the provider's
- * unexpected-message buffers (ofi_rxm allocates and copies each; the
- * rest wait in the socket), and a stream of 64 transfers with 8 PULLs
- * each ran at half the rate of one with 1 each over tcp;ofi_rxm
- * (docs/PERFORMANCE.md).  Every PULL counts (each answer takes a posted
- * buffer), but those answered by a stage reference (shm) carry no chunk
- * and are not held back. */
-static long pull_budget(void)
-{
-  static long setting = -1;
-  if (setting < 0) {
-    const char *s = getenv("LAPI_OFI_PULL_BUDGET");
-    long n = s && *s ? atol(s) : 0;
-    setting = n < 0 ? 0 : n > 65536 ? 65536 : n;
-  }
-  if (setting)
-    return setting;
-  return ofi.nrecv / 2 > 0 ? ofi.nrecv / 2 : 1;
-}
-
-/* x waits until PULLs in flight fall under the budget. */
+/* x waits until PULLs in flight fall under ofi.pull_budget
+ * (LAPI_OFI_PULL_BUDGET), by default half the posted receive buffers.
+ * Each DATA that carries its chunk is a packet of up to a buffer's size
+ * that should find a posted buffer: more of them in flight than that
+ * land in the provider's unexpected-message buffers (ofi_rxm allocates
+ * and copies each; the rest wait in the socket), and a stream of 64
+ * transfers with 8 PULLs each ran at half the rate of one with 1 each
+ * over tcp;ofi_rxm (docs/PERFORMANCE.md).  Every PULL counts (each
+ * answer takes a posted buffer), but those answered by a stage
+ * reference (shm) carry no chunk and are not held back. */
 static void pwait_add(struct ofi_xfer *x)
 {
   if (x->in_pwait)
@@ -1349,23 +1326,6 @@ void ofi_pull_forget(struct ofi_xfer *x)
   pulls_ended(n);
 }
 
-/* PULLs in flight per transfer: LAPI_OFI_PULL_WINDOW, by default 4 on
- * shm (chunks unpacked from the source's stages: 4 keep both cores busy,
- * and 64 transfers in flight fit the 256 stages; 8 ran out of stages and
- * streamed at half the rate), else LAPI_OFI_WINDOW. */
-static int pull_window(void)
-{
-  static int setting = -1;
-  if (setting < 0) {
-    const char *s = getenv("LAPI_OFI_PULL_WINDOW");
-    int n = s && *s ? atoi(s) : 0;
-    setting = n < 0 ? 0 : n > 256 ? 256 : n;
-  }
-  if (setting)
-    return setting;
-  return strcmp(ofi.prov, "shm") == 0 ? 4 : ofi.read_window;
-}
-
 /* 1 if x has nothing more to issue now, 0 if blocked (-FI_EAGAIN). */
 static int issue(struct ofi_xfer *x)
 {
@@ -1376,10 +1336,14 @@ static int issue(struct ofi_xfer *x)
     return 1;
   }
   int rma = !desc && x->use_rma;
-  int window = rma ? ofi.read_window : pull_window();
+  /* PULLs per transfer: ofi.pull_window (LAPI_OFI_PULL_WINDOW), by
+   * default 4 on shm (chunks unpacked from the source's stages: 4 keep
+   * both cores busy, and 64 transfers in flight fit the 256 stages; 8
+   * ran out of stages and streamed at half the rate). */
+  int window = rma ? ofi.read_window : ofi.pull_window;
   int ref = !rma && !desc && ofi_ref_wanted(x);
   while (x->inflight < window && x->issued < total) {
-    if (!rma && !ref && ofi.pulls_out >= pull_budget()) {
+    if (!rma && !ref && ofi.pulls_out >= ofi.pull_budget) {
       pwait_add(x); /* on again when a PULL of any sink ends */
       break;
     }
