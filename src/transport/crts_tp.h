@@ -121,6 +121,9 @@ struct crts_done {
 void crts_tp_rma_run(struct crts_op *op, struct crts_done *done);
 /* Complete the run of done, if any (before anything else may run). */
 void crts_tp_rma_flush(struct crts_done *done);
+/* How many ops were completed as part of a run of two or more so far
+ * (white-box tests check that runs form at all). */
+unsigned long crts_tp_rma_joined(void);
 
 /* ---- addresses and moves (crts_move.c) */
 

@@ -33,6 +33,8 @@
 #include <sched.h>
 #include <time.h>
 
+#include "transport/crts_tp.h" /* white box: crts_tp_rma_joined */
+
 #define SLOT 32      /* bytes per step: a multiple of 4, more than SPLIT */
 #define SPLIT 12     /* Putv/Getv: the halves [0, SPLIT) and [SPLIT, SLOT) */
 #define MAX_STEPS 160
@@ -602,8 +604,13 @@ static void run(int n)
   cr_assert(n >= 2 && n <= MAX_TASKS);
   parse_script();
   S.ncpes = n;
+  unsigned long joined0 = crts_tp_rma_joined();
   ct_run(n, batch_task, NULL);
   CT_ASSERT_NO_FAILURE();
+  /* The gated waves exist to form runs: without any, this test would
+   * check nothing of same_run. */
+  cr_assert_gt(crts_tp_rma_joined(), joined0,
+               "no put or get was completed as part of a run");
   struct expected e;
   int am, sh, ch;
   expect_for(0, n, &e, &am, &sh, &ch);
