@@ -177,10 +177,11 @@ struct ofi_get {
   uint8_t desc_inline, flags, pad[6];
 };
 
-/* The origin's buffer is the ofi_seg {addr, data_len, 0} after the
- * (inline) description: the target writes the data there by CMA and
- * answers with a FIN (LAPI_SUCCESS: it is in place), instead of an RTS
- * for the origin to read (ofi_sink.c, ofi_cma.c). */
+/* The origin's buffer is the ofi_seg {addr, data_len, key} after the
+ * (inline) description: the target writes the data there (by CMA, key
+ * 0; else by an RMA write into the origin's registration, whose key it
+ * is) and answers with a FIN (LAPI_SUCCESS: it is in place), instead of
+ * an RTS for the origin to read (ofi_sink.c, ofi_cma.c). */
 #define OFI_GET_WRITE 1u
 
 struct ofi_rmw {
@@ -302,6 +303,8 @@ struct ofi_read {
   uint64_t xid;
   size_t bytes;
   int niov;
+  int write;                 /* an RMA write of a GET's target instead */
+  int fault;                 /* LAPI_OFI_TEST_WRITE_FAULT: fail it */
   struct fid_mr *lmr[OFI_READ_IOV]; /* FI_MR_LOCAL registrations */
 };
 
@@ -471,6 +474,7 @@ struct ofi_stats {
   uint64_t reads;            /* RMA read operations */
   uint64_t cma_reads;        /* of them, process_vm_readv calls (ofi_cma.c) */
   uint64_t cma_writes;       /* process_vm_writev calls (OFI_GET_WRITE) */
+  uint64_t rma_writes;       /* RMA writes posted (OFI_GET_WRITE) */
   uint64_t direct;           /* SHORTs run by their poller (ofi_direct.c) */
   uint64_t ref_chunks;       /* packed chunks copied from the source's
                                 stage (sink side) */
@@ -514,8 +518,12 @@ struct ofi_state {
   uint64_t mr_mode;
   int has_rma;
   int direct;                /* LAPI_OFI_DIRECT: ofi_direct.c on */
-  int get_write_ok;          /* LAPI_OFI_GET_WRITE: with CMA, a GET's
-                                target may write our buffer */
+  int get_write_ok;          /* LAPI_OFI_GET_WRITE: a GET's target may
+                                write our buffer (CMA or rma_write) */
+  int rma_write;             /* RMA writes for OFI_GET_WRITE: FI_WRITE,
+                                FI_REMOTE_WRITE and FI_ORDER_SAW */
+  long write_fault;          /* LAPI_OFI_TEST_WRITE_FAULT: every Nth
+                                RMA write of a GET fails (testing aid) */
   int polling_start;         /* the first handle started in polling mode */
   int fin_always;            /* LAPI_OFI_FIN_ALWAYS: no no-FIN messages */
   int cma;                   /* RMA reads by cross-memory attach, job-wide

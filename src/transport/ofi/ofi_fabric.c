@@ -194,6 +194,8 @@ static void settings(void)
   ofi.fin_always = env_flag("LAPI_OFI_FIN_ALWAYS", 0);
   ofi.direct = env_flag("LAPI_OFI_DIRECT", 1);
   ofi.get_write_ok = env_flag("LAPI_OFI_GET_WRITE", 1);
+  ofi.write_fault = (long)env_size("LAPI_OFI_TEST_WRITE_FAULT", 0, 0,
+                                   1u << 30);
   ofi_fault_settings();
 }
 
@@ -243,6 +245,13 @@ static int provider_up(struct lapi_boot *b)
   snprintf(ofi.prov, sizeof ofi.prov, "%s", i->fabric_attr->prov_name);
   ofi.has_rma = (i->caps & FI_RMA) && (i->caps & FI_READ) &&
                 !getenv("LAPI_OFI_NO_RMA");
+  /* A GET's target may write the origin's buffer by RMA (OFI_GET_WRITE)
+   * where its FIN, sent once the write completed, cannot overtake the
+   * written data (FI_ORDER_SAW: tcp;ofi_rxm has it, one connection per
+   * pair of endpoints). */
+  ofi.rma_write = ofi.has_rma && (i->caps & FI_WRITE) &&
+                  (i->caps & FI_REMOTE_WRITE) &&
+                  (i->tx_attr->msg_order & FI_ORDER_SAW);
   ofi.mr_mode = (uint64_t)i->domain_attr->mr_mode;
   ofi.inject_size = i->tx_attr->inject_size;
   ofi.iov_limit = i->tx_attr->iov_limit ? i->tx_attr->iov_limit : 1;
@@ -527,7 +536,7 @@ static void close_all(void)
   if (ofi.up)
     LAPI_LOG(LAPI_LOG_INFO, "ofi: closing; transfers received eager %llu, "
              "RMA %llu (%llu reads, %llu by CMA), packed %llu; CMA writes "
-             "(gets) %llu; run by their "
+             "(gets) %llu, RMA writes %llu; run by their "
              "poller %llu; -FI_EAGAIN %llu; malformed packets dropped %llu, "
              "stale %llu; ACKs sent %llu",
              (unsigned long long)ofi.st.eager, (unsigned long long)ofi.st.rma,
@@ -535,6 +544,7 @@ static void close_all(void)
              (unsigned long long)ofi.st.cma_reads,
              (unsigned long long)ofi.st.pull,
              (unsigned long long)ofi.st.cma_writes,
+             (unsigned long long)ofi.st.rma_writes,
              (unsigned long long)ofi.st.direct,
              (unsigned long long)ofi.st.eagain,
              (unsigned long long)ofi.st.bad_pkts,

@@ -409,6 +409,29 @@ static void launch_rts(struct ofi_xfer *x)
   }
 }
 
+/* OFI_GET_WRITE without CMA: our buffer registered for the target's RMA
+ * write (once per get: launch_get may come again); 1 if it was.  Until
+ * the FIN the get counts as exposed: over tcp the written bytes come in
+ * through our progress, so the progress thread must not nap meanwhile. */
+static int get_write_register(struct ofi_xfer *x)
+{
+  if (x->nmr)
+    return 1;
+  x->mrs = calloc(1, sizeof *x->mrs);
+  if (x->mrs == NULL)
+    return 0;
+  if (ofi_mr_reg(x->one.v.info[0], x->data_len, FI_REMOTE_WRITE,
+                 &x->mrs[0]) != 0) {
+    free(x->mrs);
+    x->mrs = NULL;
+    return 0; /* the target answers with an RTS, as before */
+  }
+  x->nmr = 1;
+  x->exposed = 1;
+  ofi.exposed++;
+  return 1;
+}
+
 static void launch_get(struct ofi_xfer *x)
 {
   struct ofi_buf *b = ofi_buf_get();
@@ -417,15 +440,17 @@ static void launch_get(struct ofi_xfer *x)
     return;
   }
   int inl = sizeof(struct ofi_get) + x->desc_len <= ofi.buf_size;
-  /* By CMA the target writes a contiguous origin buffer itself: a FIN
-   * comes back instead of an RTS, and the copy runs at the target while
-   * we go on issuing, as a put's does (64 KiB Get streamed: see
-   * docs/PERFORMANCE.md).  Small ones keep their eager reply. */
+  /* By CMA or an RMA write the target writes a contiguous origin buffer
+   * itself: a FIN comes back instead of an RTS, and the copy runs at the
+   * target while we go on issuing, as a put's does (64 KiB Get
+   * streamed: see docs/PERFORMANCE.md).  Small ones keep their eager
+   * reply. */
   size_t wat = ofi_align8(sizeof(struct ofi_get) + x->desc_len);
-  x->get_write = ofi.cma && ofi.get_write_ok && inl &&
+  x->get_write = (ofi.cma || ofi.rma_write) && ofi.get_write_ok && inl &&
                  x->org_dst == &x->one.v &&
                  x->data_len > ofi.eager_limit &&
-                 wat + sizeof(struct ofi_seg) <= ofi.buf_size;
+                 wat + sizeof(struct ofi_seg) <= ofi.buf_size &&
+                 (ofi.cma || get_write_register(x));
   size_t len = x->get_write ? wat + sizeof(struct ofi_seg)
                : sizeof(struct ofi_get) + (inl ? x->desc_len : 0);
   struct ofi_get *g = ofi_pkt_init(b, OFI_M_GET, ofi_key(x), x->id, len);
@@ -440,7 +465,8 @@ static void launch_get(struct ofi_xfer *x)
     memcpy(g + 1, x->desc, x->desc_len);
   if (x->get_write) {
     struct ofi_seg w = {(uint64_t)(uintptr_t)x->one.v.info[0],
-                        x->data_len, 0};
+                        x->data_len,
+                        ofi.cma ? 0 : fi_mr_key(x->mrs[0])};
     memset((unsigned char *)g + sizeof *g + x->desc_len, 0,
            wat - sizeof *g - x->desc_len);
     memcpy((unsigned char *)g + wat, &w, sizeof w);

@@ -44,6 +44,7 @@ static void after_desc(struct ofi_xfer *x);
 static void pulls_ended(long n);
 static void get_after_desc(struct ofi_xfer *x);
 static void get_write(struct ofi_xfer *x);
+static void get_write_end(struct ofi_xfer *x, int err);
 
 static void ready_add(struct ofi_xfer *x)
 {
@@ -614,9 +615,11 @@ void ofi_on_get(const struct ofi_get *g, size_t len)
 {
   uint src = g->h.src;
   int wr = g->flags == OFI_GET_WRITE;
-  /* A write needs CMA (job-wide: the origin knows) and the inline
-   * description; then the origin's segment follows it. */
-  if ((g->flags & ~OFI_GET_WRITE) || (wr && (!ofi.cma || !g->desc_inline))) {
+  /* A write needs CMA or RMA writes (job-wide / the provider's: the
+   * origin knows) and the inline description; then the origin's segment
+   * follows it. */
+  if ((g->flags & ~OFI_GET_WRITE) ||
+      (wr && (!(ofi.cma || ofi.rma_write) || !g->desc_inline))) {
     ofi_bad_pkt("GET flags", src);
     ofi_send_fin(src, g->h.hndl, g->h.id, LAPI_ERR_UNKNOWN);
     return;
@@ -634,7 +637,7 @@ void ofi_on_get(const struct ofi_get *g, size_t len)
   struct ofi_seg w = {0, 0, 0};
   if (wr) {
     memcpy(&w, (const unsigned char *)g + wat, sizeof w);
-    if (w.len != g->data_len || w.len == 0 || w.key != 0 ||
+    if (w.len != g->data_len || w.len == 0 || (ofi.cma && w.key != 0) ||
         w.addr + w.len < w.addr) {
       ofi_bad_pkt("GET origin segment", src);
       ofi_send_fin(src, g->h.hndl, g->h.id, LAPI_ERR_UNKNOWN);
@@ -707,12 +710,50 @@ static void get_after_desc(struct ofi_xfer *x)
   ofi_source_start(x);
 }
 
-/* OFI_GET_WRITE: our memory (x->src) into the origin's buffer by CMA,
- * then tgt_cntr and a FIN that says the data is there; a failed write
+/* OFI_GET_WRITE by RMA (no CMA): the origin's buffer is one remote
+ * segment under its key, our memory the local side of the read cursor,
+ * and the writes go out as reads do (issue_read: up to iov_limit local
+ * pieces and max_read bytes each, read_window in flight); the last
+ * completion ends the get (get_write_end). */
+static void get_write_rma(struct ofi_xfer *x)
+{
+  x->rsegs = &x->wseg;
+  x->nrseg = 1;
+  x->rstrided = 0;
+  x->want = x->data_len;
+  x->issued = x->done = 0;
+  x->inflight = 0;
+  x->use_rma = 1;
+  lapi_vec_walk_init(&x->dw, x->src);
+  x->lcur_left = 0;
+  x->rseg_i = 0;
+  x->rseg_off = 0;
+  ready_add(x);
+}
+
+/* The end of a get written into its origin's buffer (OFI_GET_WRITE):
+ * tgt_cntr and a FIN that says the data is there; a failed write
  * (LAPI_ERR_RECV_INCOMP in the FIN) fails the get at its origin as a
- * failed read would, and tgt_cntr stays.  x is freed. */
+ * failed read would, and tgt_cntr stays.  The FIN leaves after the last
+ * write completed, and a send cannot overtake an earlier write (CMA:
+ * synchronous; RMA: FI_ORDER_SAW).  x is freed. */
+static void get_write_end(struct ofi_xfer *x, int err)
+{
+  if (err == 0 && x->tgt_cntr)
+    lapi_cntr_bump(lapi_addr_ptr(x->tgt_cntr), (int)x->task);
+  ofi_send_fin(x->peer, ofi_key(x), x->cookie,
+               err ? LAPI_ERR_RECV_INCOMP : LAPI_SUCCESS);
+  ofi_xfer_free(x);
+}
+
+/* OFI_GET_WRITE: our memory (x->src) into the origin's buffer by CMA
+ * (else by RMA writes, get_write_rma), then get_write_end. */
 static void get_write(struct ofi_xfer *x)
 {
+  if (!ofi.cma) {
+    get_write_rma(x);
+    return;
+  }
   static struct iovec l[OFI_CMA_IOV]; /* under ofi.lock */
   struct iovec r = {(void *)(uintptr_t)x->wseg.addr, (size_t)x->wseg.len};
   struct lapi_vec_walk w;
@@ -741,11 +782,7 @@ static void get_write(struct ofi_xfer *x)
     r.iov_len -= bytes;
     left -= bytes;
   }
-  if (err == 0 && x->tgt_cntr)
-    lapi_cntr_bump(lapi_addr_ptr(x->tgt_cntr), (int)x->task);
-  ofi_send_fin(x->peer, ofi_key(x), x->cookie,
-               err ? LAPI_ERR_RECV_INCOMP : LAPI_SUCCESS);
-  ofi_xfer_free(x);
+  get_write_end(x, err);
 }
 
 /* ----------------------------------------------------------------- RMW */
@@ -901,6 +938,8 @@ void ofi_on_read_done(struct ofi_read *rd, int err)
 {
   struct ofi_xfer *x = ofi_xfer_find(rd->xid);
   size_t bytes = rd->bytes;
+  if (rd->fault && err == 0)
+    err = FI_EIO; /* LAPI_OFI_TEST_WRITE_FAULT */
   read_put(rd);
   if (x) {
     /* A transfer freed first took its reads out of the count. */
@@ -910,6 +949,16 @@ void ofi_on_read_done(struct ofi_read *rd, int err)
   if (x == NULL || x->failed)
     return;
   x->inflight--;
+  if (x->role == OFI_R_SOURCE) {
+    /* An RMA write of a GET's target (get_write_rma): the first failure
+     * ends the get; the writes still out complete into nothing. */
+    x->done += bytes;
+    if (err || x->done >= x->want)
+      get_write_end(x, err);
+    else
+      ready_add(x);
+    return;
+  }
   if (err) {
     read_failed(x, fi_strerror(err));
     return;
@@ -1055,10 +1104,14 @@ static void read_failed(struct ofi_xfer *x, const char *what)
 }
 
 /*
- * Post one read; 0 posted, -FI_EAGAIN, other < 0 failed, 1 nothing to do.
+ * Post one read (for a GET's target writing its origin's buffer,
+ * get_write_rma: one write, the cursor's local pieces being the
+ * source); 0 posted, -FI_EAGAIN, other < 0 failed, 1 nothing to do.
  */
 static int issue_read(struct ofi_xfer *x)
 {
+  static long writes; /* under ofi.lock: for LAPI_OFI_TEST_WRITE_FAULT */
+  int write = x->role == OFI_R_SOURCE;
   struct ofi_read *rd = read_get();
   if (rd == NULL)
     return -FI_ENOMEM;
@@ -1085,8 +1138,8 @@ static int issue_read(struct ofi_xfer *x)
     desc[k] = NULL;
   if (ofi.mr_mode & FI_MR_LOCAL)
     for (size_t k = 0; k < nl && rc == 0; k++) {
-      if (ofi_mr_reg(iov[k].iov_base, iov[k].iov_len, FI_READ,
-                     &rd->lmr[k]) != 0) {
+      if (ofi_mr_reg(iov[k].iov_base, iov[k].iov_len,
+                     write ? FI_WRITE : FI_READ, &rd->lmr[k]) != 0) {
         rc = -FI_ENOMEM;
       } else {
         rd->niov = (int)k + 1;
@@ -1103,7 +1156,11 @@ static int issue_read(struct ofi_xfer *x)
       .addr = ofi.peers[x->peer].addr, .rma_iov = riov,
       .rma_iov_count = nr, .context = &rd->c.fi, .data = 0,
     };
-    rc = (int)fi_readmsg(ofi.ep, &msg, 0);
+    rd->write = write;
+    rd->fault = write && ofi.write_fault > 0 &&
+                (writes + 1) % ofi.write_fault == 0;
+    rc = write ? (int)fi_writemsg(ofi.ep, &msg, 0)
+               : (int)fi_readmsg(ofi.ep, &msg, 0);
     /* shm serves a read of several remote pieces through the peer: wake
      * it either way */
     ofi_bell_ring(x->peer);
@@ -1117,7 +1174,12 @@ static int issue_read(struct ofi_xfer *x)
     x->rseg_off = roff;
     return rc;
   }
-  ofi.st.reads++;
+  if (write) {
+    writes++;
+    ofi.st.rma_writes++;
+  } else {
+    ofi.st.reads++;
+  }
   ofi.reads_posted++;
   x->reads_out++;
   x->issued += bytes;
