@@ -8,7 +8,8 @@
  * stream overlaps among its transfers, and every extra PULL holds one of
  * the source's stages).  Task 0 puts a STRIDED 1 MiB in 4 KiB blocks (16
  * bytes past a page, the packed path by reference) into task 1 alone,
- * then NSTREAM of them at once.  Task 1 checks the most PULLs it had in
+ * then NSTREAM of them at once, then one alone again (nothing of the
+ * stream may stay counted).  Task 1 checks the most PULLs it had in
  * flight: the window for the lone one, at most budget + NSTREAM - 1 for
  * the stream (the window each, as before the budget, would be up to 4 x
  * NSTREAM), and every byte and gap.  White box (lapi_static): where the
@@ -85,8 +86,8 @@ int main(void)
   static void *o_info[3], *t_info[3];
   long window = ofi.pull_window, budget = ofi.ref_budget;
   int skip = 0;
-  for (int round = 0; round < 2 && !skip; round++) {
-    int n = round == 0 ? 1 : NSTREAM;
+  for (int round = 0; round < 3 && !skip; round++) {
+    int n = round == 1 ? NSTREAM : 1;
     uint64_t refs0, refs, refused;
     if (ot.me == 1)
       peak_since(&refs0, &refused);
@@ -120,6 +121,11 @@ int main(void)
       }
       OT_CHECK(refs > refs0, "no chunk came by reference");
       check_landed(n == 1 ? "lone" : "stream");
+      pthread_mutex_lock(&ofi.lock);
+      long left = ofi.pulls_out;
+      pthread_mutex_unlock(&ofi.lock);
+      OT_CHECK(left == 0, "%ld PULLs still counted after round %d", left,
+               round);
     }
     skip = (int)ot_job_sum((uint64_t)skip);
     OT_OK(LAPI_Gfence(ot.h));
