@@ -510,6 +510,8 @@ struct ofi_state {
   int read_window;           /* reads / pulls in flight per transfer */
   int pull_window;           /* PULLs in flight per transfer */
   long pull_budget;          /* PULLs in flight from all sinks (ofi_sink.c) */
+  long ref_budget;           /* PULLs in flight beyond which a transfer
+                                pulling by reference keeps to one */
   int pack_ref;              /* LAPI_OFI_PACK_REF on this provider: 0, 1,
                                 2 (ofi_packref.c) */
   uint32_t pack_stages;      /* chunks in our stage arena */

@@ -185,6 +185,7 @@ static void settings(void)
   /* 0: not set (by the provider, below) */
   ofi.pull_window = (int)env_size("LAPI_OFI_PULL_WINDOW", 0, 1, 256);
   ofi.pull_budget = (long)env_size("LAPI_OFI_PULL_BUDGET", 0, 1, 65536);
+  ofi.ref_budget = (long)env_size("LAPI_OFI_REF_BUDGET", 8, 1, 65536);
   ofi.pack_ref = (int)env_size("LAPI_OFI_PACK_REF", 1, 0, 2);
   ofi.pack_stages = (uint32_t)env_size("LAPI_OFI_PACK_STAGES", 256, 1,
                                           OFI_PACK_STAGES_MAX);

@@ -1409,6 +1409,15 @@ static int issue(struct ofi_xfer *x)
       pwait_add(x); /* on again when a PULL of any sink ends */
       break;
     }
+    /* By reference, the window is for a transfer the CG moves alone:
+     * its PULLs overlap the source's pack with our unpack.  Many
+     * transfers at once overlap among themselves with one PULL each,
+     * and every PULL beyond holds a stage more: a stream of 64 with 4
+     * each ran out of the arena's 256 and fell back to packets
+     * (docs/PERFORMANCE.md).  So past ofi.ref_budget PULLs out from
+     * all sinks a transfer keeps to one; its DATA brings it back. */
+    if (ref && x->inflight > 0 && ofi.pulls_out >= ofi.ref_budget)
+      break;
     int rc = rma ? issue_read(x)
                  : issue_pull(x, desc ? OFI_STREAM_DESC : OFI_STREAM_DATA,
                               total, ref);

@@ -1,0 +1,137 @@
+/*
+ * ofi_ref_window.c - how many PULLs by stage reference a sink keeps out
+ * (ofi_sink.c, issue: LAPI_OFI_PULL_WINDOW and LAPI_OFI_REF_BUDGET).
+ *
+ * A transfer the CG moves alone keeps its whole window out, so that the
+ * source packs the next chunks while we unpack; once the sinks together
+ * have LAPI_OFI_REF_BUDGET PULLs out, each transfer keeps to one (a
+ * stream overlaps among its transfers, and every extra PULL holds one of
+ * the source's stages).  Task 0 puts a STRIDED 1 MiB in 4 KiB blocks (16
+ * bytes past a page, the packed path by reference) into task 1 alone,
+ * then NSTREAM of them at once, then one alone again (nothing of the
+ * stream may stay counted).  Task 1 checks the most PULLs it had in
+ * flight: the window for the lone one, at most budget + NSTREAM - 1 for
+ * the stream (the window each, as before the budget, would be up to 4 x
+ * NSTREAM), and every byte and gap.  White box (lapi_static): where the
+ * stage arena cannot be mapped (ptrace rules, as for CMA) it exits 77.
+ */
+#include "ofi_test.h"
+
+#include "transport/ofi/ofi.h"
+
+#define TOTAL ((size_t)1 << 20)
+#define BLOCK ((size_t)4096)
+#define OFF 16
+#define SPAN (2 * TOTAL + 2 * 4096)
+#define NSTREAM 24
+
+static unsigned char src[SPAN] __attribute__((aligned(4096)));
+static unsigned char dst[SPAN] __attribute__((aligned(4096)));
+static lapi_cntr_t tgt_cntr;
+
+static void strided(lapi_vec_t *v, void **info, unsigned char *base)
+{
+  v->vec_type = LAPI_GEN_STRIDED_XFER;
+  v->num_vecs = (uint)(TOTAL / BLOCK);
+  v->info = info;
+  info[0] = base;
+  info[1] = (void *)(uintptr_t)BLOCK;
+  info[2] = (void *)(uintptr_t)(2 * BLOCK);
+  v->len = NULL;
+}
+
+/* The most PULLs in flight since the last call, and chunks by reference
+ * and peers refused so far (task 1, the sink). */
+static long peak_since(uint64_t *refs, uint64_t *refused)
+{
+  pthread_mutex_lock(&ofi.lock);
+  long peak = ofi.st.pulls_peak;
+  ofi.st.pulls_peak = ofi.pulls_out;
+  *refs = ofi.st.ref_chunks;
+  *refused = 0;
+  for (uint k = 0; k < ofi.ntasks; k++)
+    *refused += ofi.peers[k].ref_off != 0;
+  pthread_mutex_unlock(&ofi.lock);
+  return peak;
+}
+
+static void check_landed(const char *what)
+{
+  for (size_t i = 0; i < TOTAL / BLOCK; i++) {
+    const unsigned char *p = dst + OFF + i * 2 * BLOCK;
+    for (size_t k = 0; k < BLOCK; k++)
+      if (p[k] != ot_byte(7, i * BLOCK + k) || p[BLOCK + k] != 0xEE) {
+        OT_CHECK(0, "%s: block %zu wrong at byte %zu", what, i, k);
+        return;
+      }
+  }
+}
+
+int main(void)
+{
+  ot_init(NULL, 60);
+  if (ot.n != 2 || !ofi.pack_ref) {
+    if (ot.me == 0)
+      printf("ofi_ref_window: no stage references (not shm, or not 2 "
+             "tasks): SKIP\n");
+    return ot_finish("ofi_ref_window") == 0 ? 77 : 1;
+  }
+  LAPI_Setcntr(ot.h, &tgt_cntr, 0);
+  memset(dst, 0xEE, sizeof dst);
+  for (size_t i = 0; i < TOTAL / BLOCK; i++)
+    for (size_t k = 0; k < BLOCK; k++)
+      src[OFF + i * 2 * BLOCK + k] = ot_byte(7, i * BLOCK + k);
+  void **dsts = ot_addrs(dst);
+  void **cntrs = ot_addrs(&tgt_cntr);
+  static void *o_info[3], *t_info[3];
+  long window = ofi.pull_window, budget = ofi.ref_budget;
+  int skip = 0;
+  for (int round = 0; round < 3 && !skip; round++) {
+    int n = round == 1 ? NSTREAM : 1;
+    uint64_t refs0, refs, refused;
+    if (ot.me == 1)
+      peak_since(&refs0, &refused);
+    OT_OK(LAPI_Gfence(ot.h));
+    if (ot.me == 0) {
+      lapi_vec_t ov, tv;
+      strided(&ov, o_info, src + OFF);
+      strided(&tv, t_info, (unsigned char *)dsts[1] + OFF);
+      lapi_cntr_t org;
+      LAPI_Setcntr(ot.h, &org, 0);
+      for (int k = 0; k < n; k++)
+        OT_OK(LAPI_Putv(ot.h, 1, &tv, &ov, cntrs[1], &org, NULL));
+      OT_OK(LAPI_Waitcntr(ot.h, &org, n, NULL));
+    } else {
+      OT_OK(LAPI_Waitcntr(ot.h, &tgt_cntr, n, NULL));
+      long peak = peak_since(&refs, &refused);
+      if (refs == refs0 && refused > 0) {
+        printf("ofi_ref_window: the peer's stage arena cannot be mapped "
+               "here: SKIP\n");
+        skip = 1;
+      } else if (n == 1) {
+        long want = window < budget ? window : budget;
+        OT_CHECK(peak == want, "a lone transfer had %ld PULLs out at "
+                 "most: want its window, %ld", peak, want);
+      } else {
+        /* Extra PULLs go out only under the budget; first ones always
+         * do, so the budget's and one more per other transfer. */
+        long most = budget + n - 1;
+        OT_CHECK(peak <= most, "%d transfers at once had %ld PULLs out: "
+                 "want at most %ld (budget %ld)", n, peak, most, budget);
+      }
+      OT_CHECK(refs > refs0, "no chunk came by reference");
+      check_landed(n == 1 ? "lone" : "stream");
+      pthread_mutex_lock(&ofi.lock);
+      long left = ofi.pulls_out;
+      pthread_mutex_unlock(&ofi.lock);
+      OT_CHECK(left == 0, "%ld PULLs still counted after round %d", left,
+               round);
+    }
+    skip = (int)ot_job_sum((uint64_t)skip);
+    OT_OK(LAPI_Gfence(ot.h));
+  }
+  free(dsts);
+  free(cntrs);
+  int rc = ot_finish("ofi_ref_window");
+  return skip && rc == 0 ? 77 : rc;
+}
