@@ -904,6 +904,12 @@ void ofi_on_fin(const struct ofi_fin *f)
     ofi_xfer_free(x);
     return;
   }
+  if (x->role != OFI_R_SOURCE && ok) {
+    /* Success is answered by data (RTS, RMW_REPLY) or, for a write, by
+     * the FIN above: this one is no answer at all. */
+    ofi_bad_pkt("FIN of success for a GET or RMW", f->h.src);
+    return;
+  }
   if (x->role != OFI_R_SOURCE) {
     /* A GET or RMW the target refused (its handle is not open), or a
      * GET whose write into our buffer failed there (OFI_GET_WRITE): as

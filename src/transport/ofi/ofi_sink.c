@@ -628,7 +628,10 @@ void ofi_on_get(const struct ofi_get *g, size_t len)
                      : (len != sizeof *g || g->desc_len == 0 ||
                         g->desc_len > DESC_MAX) ||
       g->data_len > (uint64_t)LAPI_MAX_MSG_SZ) {
+    /* Its header passed ofi_pkt_check: it names its sender and transfer,
+     * so the origin hears the refusal instead of waiting for TIMEOUT. */
     ofi_bad_pkt("GET sizes", src);
+    ofi_send_fin(src, g->h.hndl, g->h.id, LAPI_ERR_UNKNOWN);
     return;
   }
   struct ofi_seg w = {0, 0, 0};
