@@ -16,6 +16,10 @@
  * (OFI_GET_WRITE): the write fails, the origin's error handler hears
  * LAPI_ERR_RECV_INCOMP, and neither org_cntr nor tgt_cntr moves.
  * White box (lapi_static): where CMA cannot work it exits 77 (skipped).
+ * Run in both modes: in polling mode (LAPI_INTERRUPT=0) error handlers
+ * and header handlers run only when the application dispatches, so the
+ * waits below probe (LAPI_Probe) rather than only sleep; the alarm of
+ * ot_init bounds them, never a count of tries.
  */
 #include "ofi_test.h"
 
@@ -60,6 +64,15 @@ static void on_error(lapi_handle_t *h, int *code, lapi_err_t *type,
     __atomic_add_fetch(&recv_incomp, 1, __ATOMIC_SEQ_CST);
 }
 
+/* Until the error handler heard LAPI_ERR_RECV_INCOMP want times. */
+static void await_incomp(int want)
+{
+  while (__atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) < want) {
+    LAPI_Probe(ot.h); /* polling mode: the handlers run in here */
+    usleep(1000);
+  }
+}
+
 int main(void)
 {
   ot_init(on_error, 60);
@@ -96,10 +109,7 @@ int main(void)
   }
   OT_OK(LAPI_Gfence(ot.h));
   if (ot.me == 1) {
-    for (int tries = 0;
-         tries < 500 && !__atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST);
-         tries++)
-      usleep(10000); /* the error handler runs in MPE context */
+    await_incomp(1); /* the error handler runs in MPE context */
     OT_CHECK(__atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) == 1,
              "LAPI_ERR_RECV_INCOMP heard %d times, want once",
              __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST));
@@ -123,10 +133,7 @@ int main(void)
   }
   OT_OK(LAPI_Gfence(ot.h));
   if (ot.me == 1) {
-    for (int tries = 0;
-         tries < 500 && __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) < 2;
-         tries++)
-      usleep(10000);
+    await_incomp(2);
     OT_CHECK(__atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) == 2,
              "LAPI_ERR_RECV_INCOMP heard %d times after the Amsend, "
              "want twice", __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST));
@@ -144,13 +151,7 @@ int main(void)
     lapi_cntr_t org;
     LAPI_Setcntr(ot.h, &org, 0);
     OT_OK(LAPI_Get(ot.h, 0, sizeof am_src, srcs[0], am_dst, cntrs[0], &org));
-    for (int tries = 0;
-         tries < 500 && __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) < 3;
-         tries++) {
-      int v;
-      LAPI_Getcntr(ot.h, &org, &v); /* polling mode: progress */
-      usleep(10000);
-    }
+    await_incomp(3);
     OT_CHECK(__atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) == 3,
              "LAPI_ERR_RECV_INCOMP heard %d times after the Get, want 3",
              __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST));
