@@ -14,7 +14,9 @@
  * completion handler never runs.  Last a contiguous 128 KiB LAPI_Get,
  * whose target writes the data into the origin's buffer by CMA
  * (OFI_GET_WRITE): the write fails, the origin's error handler hears
- * LAPI_ERR_RECV_INCOMP, and neither org_cntr nor tgt_cntr moves.
+ * LAPI_ERR_RECV_INCOMP, and neither org_cntr nor tgt_cntr moves.  Last
+ * a LAPI_Xfer put with a send handler whose read fails: the handler
+ * hears LAPI_ERR_RECV_INCOMP, org_cntr moves, tgt_cntr does not.
  * White box (lapi_static): where CMA cannot work it exits 77 (skipped).
  * Run in both modes: in polling mode (LAPI_INTERRUPT=0) error handlers
  * and header handlers run only when the application dispatches, so the
@@ -62,6 +64,15 @@ static void on_error(lapi_handle_t *h, int *code, lapi_err_t *type,
   (void)src_task;
   if (*code == LAPI_ERR_RECV_INCOMP)
     __atomic_add_fetch(&recv_incomp, 1, __ATOMIC_SEQ_CST);
+}
+
+static int put_reason = -1; /* atomic: the Xfer put's send handler */
+
+static void put_shdlr(lapi_handle_t *h, void *info, lapi_sh_info_t *si)
+{
+  (void)h;
+  (void)info;
+  __atomic_store_n(&put_reason, (int)si->reason, __ATOMIC_SEQ_CST);
 }
 
 /* Until the error handler heard LAPI_ERR_RECV_INCOMP want times. */
@@ -164,6 +175,41 @@ int main(void)
     int v = -1;
     LAPI_Getcntr(ot.h, &tgt_cntr, &v);
     OT_CHECK(v == 0, "tgt_cntr %d after a failed get", v);
+  }
+  /* A LAPI_Xfer put with a send handler: task 1's read fails; task 0's
+   * handler hears the failure (in the item the put reserved for its
+   * handlers: lapi_am_notify_fail), its org_cntr moves, tgt_cntr not. */
+  LAPI_Setcntr(ot.h, &tgt_cntr, 0);
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 0) {
+    lapi_cntr_t org;
+    LAPI_Setcntr(ot.h, &org, 0);
+    lapi_xfer_t x;
+    memset(&x, 0, sizeof x);
+    x.Put.Xfer_type = LAPI_PUT_XFER;
+    x.Put.tgt = 1;
+    x.Put.tgt_addr = (lapi_long_t)(uintptr_t)dsts[1];
+    x.Put.org_addr = am_src;
+    x.Put.len = sizeof am_src;
+    x.Put.shdlr = put_shdlr;
+    x.Put.tgt_cntr = (lapi_long_t)(uintptr_t)cntrs[1];
+    x.Put.org_cntr = &org;
+    OT_OK(LAPI_Xfer(ot.h, &x));
+    OT_OK(LAPI_Waitcntr(ot.h, &org, 1, NULL));
+    while (__atomic_load_n(&put_reason, __ATOMIC_SEQ_CST) == -1)
+      LAPI_Probe(ot.h);
+    OT_CHECK(__atomic_load_n(&put_reason, __ATOMIC_SEQ_CST) ==
+                 LAPI_ERR_RECV_INCOMP,
+             "the failed put's send handler heard reason %d",
+             __atomic_load_n(&put_reason, __ATOMIC_SEQ_CST));
+  } else {
+    await_incomp(4);
+  }
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 1) {
+    int v = -1;
+    LAPI_Getcntr(ot.h, &tgt_cntr, &v);
+    OT_CHECK(v == 0, "tgt_cntr %d after a failed Xfer put", v);
   }
   free(srcs);
   free(dsts);
