@@ -174,12 +174,20 @@ struct notify_item {
   struct lapi_item it; /* first */
   struct lapi_hndl *h;
   struct lapi_am_notify n;
+  int failed;          /* lapi_am_notify_fail: the send handler alone */
+  int reason;
 };
 
 static void notify_run(struct lapi_item *it)
 {
   struct notify_item *ni = (struct notify_item *)it;
   struct lapi_am_notify *n = &ni->n;
+  if (ni->failed) {
+    lapi_am_origin_sent(ni->h, n->tgt, n->org_cntr, n->shdlr, n->sinfo,
+                        ni->reason);
+    free(ni);
+    return;
+  }
   if (n->chndlr) {
     lapi_handle_t hv = ni->h->index;
     n->chndlr(&hv, n->cinfo);
@@ -211,6 +219,33 @@ void lapi_am_notify_fire(struct lapi_hndl *h, struct lapi_am_notify *n)
   struct notify_item *ni = (struct notify_item *)n->item;
   ni->h = h;
   ni->n = *n;
+  ni->failed = 0;
+  ni->it.run = notify_run;
+  ni->it.cancel = NULL; /* our own completion: never purged */
+  ni->it.src = (int)n->tgt;
+  lapi_am_post(h, &ni->it);
+}
+
+void lapi_am_notify_fail(struct lapi_hndl *h, struct lapi_am_notify *n,
+                         int reason)
+{
+  if (n->shdlr == NULL) {
+    lapi_am_origin_sent(h, n->tgt, n->org_cntr, NULL, NULL, reason);
+    return;
+  }
+  /* Reserved with the send handler (lapi_am_notify_reserve); a caller
+   * that did not reserve gets one now, or org_cntr without the handler. */
+  struct notify_item *ni = (struct notify_item *)n->item;
+  n->item = NULL;
+  if (ni == NULL && (ni = malloc(sizeof *ni)) == NULL) {
+    lapi_am_origin_sent(h, n->tgt, n->org_cntr, NULL, NULL, reason);
+    return;
+  }
+  ni->h = h;
+  ni->n = *n;
+  ni->n.item = NULL;
+  ni->failed = 1;
+  ni->reason = reason;
   ni->it.run = notify_run;
   ni->it.cancel = NULL; /* our own completion: never purged */
   ni->it.src = (int)n->tgt;

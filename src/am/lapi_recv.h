@@ -133,6 +133,13 @@ struct lapi_am_notify {
 
 int lapi_am_notify_reserve(struct lapi_am_notify *n);
 void lapi_am_notify_fire(struct lapi_hndl *h, struct lapi_am_notify *n);
+/* The operation failed once the origin's memory was free again (a put
+ * whose transfer failed): org_cntr moves and the send handler hears
+ * reason, in MPE context, in the item reserved for the handlers (so
+ * nothing is allocated on the way and nothing can be lost); chndlr and
+ * cmpl_cntr never.  Takes n->item when it carries the send handler. */
+void lapi_am_notify_fail(struct lapi_hndl *h, struct lapi_am_notify *n,
+                         int reason);
 /* The same as `count` fires of n, which has no handler (n->item NULL):
  * each counter moves once, by count. */
 void lapi_am_notify_fire_n(struct lapi_hndl *h, const struct lapi_am_notify *n,

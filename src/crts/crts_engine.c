@@ -164,6 +164,28 @@ static void block_retire(void *p)
   free(c);
 }
 
+/* A fork while another thread holds blocks_lock (a snapshot, a thread
+ * ending) would leave the child's copy locked for good, and its first
+ * snapshot or command of a new thread would hang: the forking thread
+ * holds the lock across the fork instead.  Registered before the lock is
+ * first taken (a block made, a snapshot). */
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void blocks_fork_prepare(void)
+{
+  pthread_mutex_lock(&blocks_lock);
+}
+
+static void blocks_fork_done(void)
+{
+  pthread_mutex_unlock(&blocks_lock);
+}
+
+static void blocks_fork_register(void)
+{
+  pthread_atfork(blocks_fork_prepare, blocks_fork_done, blocks_fork_done);
+}
+
 static void blocks_key_create(void)
 {
   blocks_key_ok = pthread_key_create(&blocks_key, block_retire) == 0;
@@ -180,6 +202,7 @@ static struct mpe_counts *my_counts(void)
   memset(c, 0, sizeof *c);
   /* Without the key the block is never freed: it still counts. */
   pthread_once(&blocks_once, blocks_key_create);
+  pthread_once(&fork_once, blocks_fork_register);
   if (blocks_key_ok)
     pthread_setspecific(blocks_key, c);
   pthread_mutex_lock(&blocks_lock);
@@ -461,6 +484,7 @@ static void sum_counts(struct crts_engine_stats *s, struct mpe_counts *c)
 void crts_engine_stats_mpe(struct crts_engine_stats *s)
 {
   memset(s, 0, sizeof *s);
+  pthread_once(&fork_once, blocks_fork_register);
   pthread_mutex_lock(&blocks_lock); /* a block ending moves as a whole */
   sum_counts(s, &mpe_shared);
   for (struct mpe_counts *c = mpe_blocks; c; c = c->next)

@@ -9,6 +9,11 @@
  *                          ofi transport is another part of the issue.)
  *   boot_lapi unreachable  LAPI_Init fails with LAPI_ERR_TIMEOUT
  *                          (LAPIRUN_ADDR points where nobody listens)
+ *   boot_lapi noterm       task 1 exits (code 0) without LAPI_Term while
+ *                          task 0 waits, with no time limit of its own,
+ *                          for a counter only task 1 could move: the
+ *                          launcher must end the wait (lapirun: the wait
+ *                          fails, PASS; mpirun: the job is ended)
  * Prints PASS or FAIL lines; exits 0 only if every check held.
  */
 #include <stdint.h>
@@ -91,6 +96,27 @@ static void unreachable(void)
   CHECK(LAPI_Init(&h, &info) == LAPI_ERR_TIMEOUT, "second LAPI_Init");
 }
 
+static void noterm(void)
+{
+  lapi_handle_t h;
+  lapi_info_t info;
+  memset(&info, 0, sizeof info);
+  int rc = LAPI_Init(&h, &info);
+  CHECK(rc == LAPI_SUCCESS, "LAPI_Init returned %d", rc);
+  if (rc != LAPI_SUCCESS)
+    return;
+  int me = qenv(h, TASK_ID);
+  CHECK(LAPI_Senv(h, TIMEOUT, 2) == LAPI_SUCCESS, "LAPI_Senv(TIMEOUT)");
+  CHECK(LAPI_Gfence(h) == LAPI_SUCCESS, "LAPI_Gfence");
+  if (me == 1)
+    exit(0);
+  lapi_cntr_t never;
+  LAPI_Setcntr(h, &never, 0);
+  rc = LAPI_Waitcntr(h, &never, 1, NULL);
+  CHECK(rc == LAPI_ERR_TIMEOUT, "Waitcntr returned %d", rc);
+  CHECK(LAPI_Term(h) == LAPI_SUCCESS, "LAPI_Term");
+}
+
 int main(int argc, char **argv)
 {
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -99,6 +125,8 @@ int main(int argc, char **argv)
     job();
   else if (strcmp(mode, "unreachable") == 0)
     unreachable();
+  else if (strcmp(mode, "noterm") == 0)
+    noterm();
   else {
     printf("FAIL: unknown mode \"%s\"\n", mode);
     return 2;

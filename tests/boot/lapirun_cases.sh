@@ -97,6 +97,14 @@ exit)
   expect "$err" '^lapirun: rank 1 \(pid [0-9]+\) exited with code 3: ending the job$'
   count "$err" 'exited with code|killed by signal' 1
   ;;
+noterm)
+  # Rank 1 exits with 0 without LAPI_Term while rank 0 waits for it: the
+  # exchange tells rank 0 (its wait fails, it passes), lapirun exits 70.
+  run 70 -n 2 "$LAPI" noterm
+  expect "$err" '^lapirun: rank 1 \(pid [0-9]+\) exited with code 0 without calling LAPI_Term'
+  count "$err" 'exited with code|killed by signal' 1
+  count "$out" '^PASS' 1
+  ;;
 signal)
   run 137 -n 3 "$CHECK" kill 2 9
   expect "$err" '^lapirun: rank 2 \(pid [0-9]+\) was killed by signal 9 .*ending the job$'
@@ -232,6 +240,13 @@ pmix)
   done
   timeout -k 5 60 $mpi -n 2 -x LAPI_TIMEOUT=9 "$LAPI" job >"$out" 2>"$err" &&
     grep -q 'task 1 of 2' "$out" || fail "LAPI_Init under mpirun"
+  # A CG that exits without LAPI_Term while its peer waits for it: it
+  # does not finalize PMIx, so mpirun ends the job instead of a hang.
+  timeout -k 5 60 $mpi -n 2 "$LAPI" noterm >"$out" 2>"$err"
+  rc=$?
+  [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -ne 137 ] ||
+    fail "mpirun -n 2 noterm exited $rc: the job was not ended"
+  expect "$err" 'rank 1: exiting without LAPI_Term'
   ;;
 *)
   echo "unknown case $case_name"

@@ -14,8 +14,14 @@
  * completion handler never runs.  Last a contiguous 128 KiB LAPI_Get,
  * whose target writes the data into the origin's buffer by CMA
  * (OFI_GET_WRITE): the write fails, the origin's error handler hears
- * LAPI_ERR_RECV_INCOMP, and neither org_cntr nor tgt_cntr moves.
+ * LAPI_ERR_RECV_INCOMP, and neither org_cntr nor tgt_cntr moves.  Last
+ * a LAPI_Xfer put with a send handler whose read fails: the handler
+ * hears LAPI_ERR_RECV_INCOMP, org_cntr moves, tgt_cntr does not.
  * White box (lapi_static): where CMA cannot work it exits 77 (skipped).
+ * Run in both modes: in polling mode (LAPI_INTERRUPT=0) error handlers
+ * and header handlers run only when the application dispatches, so the
+ * waits below probe (LAPI_Probe) rather than only sleep; the alarm of
+ * ot_init bounds them, never a count of tries.
  */
 #include "ofi_test.h"
 
@@ -60,6 +66,24 @@ static void on_error(lapi_handle_t *h, int *code, lapi_err_t *type,
     __atomic_add_fetch(&recv_incomp, 1, __ATOMIC_SEQ_CST);
 }
 
+static int put_reason = -1; /* atomic: the Xfer put's send handler */
+
+static void put_shdlr(lapi_handle_t *h, void *info, lapi_sh_info_t *si)
+{
+  (void)h;
+  (void)info;
+  __atomic_store_n(&put_reason, (int)si->reason, __ATOMIC_SEQ_CST);
+}
+
+/* Until the error handler heard LAPI_ERR_RECV_INCOMP want times. */
+static void await_incomp(int want)
+{
+  while (__atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) < want) {
+    LAPI_Probe(ot.h); /* polling mode: the handlers run in here */
+    usleep(1000);
+  }
+}
+
 int main(void)
 {
   ot_init(on_error, 60);
@@ -96,10 +120,7 @@ int main(void)
   }
   OT_OK(LAPI_Gfence(ot.h));
   if (ot.me == 1) {
-    for (int tries = 0;
-         tries < 500 && !__atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST);
-         tries++)
-      usleep(10000); /* the error handler runs in MPE context */
+    await_incomp(1); /* the error handler runs in MPE context */
     OT_CHECK(__atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) == 1,
              "LAPI_ERR_RECV_INCOMP heard %d times, want once",
              __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST));
@@ -123,10 +144,7 @@ int main(void)
   }
   OT_OK(LAPI_Gfence(ot.h));
   if (ot.me == 1) {
-    for (int tries = 0;
-         tries < 500 && __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) < 2;
-         tries++)
-      usleep(10000);
+    await_incomp(2);
     OT_CHECK(__atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) == 2,
              "LAPI_ERR_RECV_INCOMP heard %d times after the Amsend, "
              "want twice", __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST));
@@ -144,13 +162,7 @@ int main(void)
     lapi_cntr_t org;
     LAPI_Setcntr(ot.h, &org, 0);
     OT_OK(LAPI_Get(ot.h, 0, sizeof am_src, srcs[0], am_dst, cntrs[0], &org));
-    for (int tries = 0;
-         tries < 500 && __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) < 3;
-         tries++) {
-      int v;
-      LAPI_Getcntr(ot.h, &org, &v); /* polling mode: progress */
-      usleep(10000);
-    }
+    await_incomp(3);
     OT_CHECK(__atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) == 3,
              "LAPI_ERR_RECV_INCOMP heard %d times after the Get, want 3",
              __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST));
@@ -163,6 +175,43 @@ int main(void)
     int v = -1;
     LAPI_Getcntr(ot.h, &tgt_cntr, &v);
     OT_CHECK(v == 0, "tgt_cntr %d after a failed get", v);
+  }
+  /* A LAPI_Xfer put with a send handler: task 1's read fails; task 0's
+   * handler hears the failure (in the item the put reserved for its
+   * handlers: lapi_am_notify_fail), its org_cntr moves, tgt_cntr not. */
+  LAPI_Setcntr(ot.h, &tgt_cntr, 0);
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 0) {
+    lapi_cntr_t org;
+    LAPI_Setcntr(ot.h, &org, 0);
+    lapi_xfer_t x;
+    memset(&x, 0, sizeof x);
+    x.Put.Xfer_type = LAPI_PUT_XFER;
+    x.Put.tgt = 1;
+    x.Put.tgt_addr = (lapi_long_t)(uintptr_t)dsts[1];
+    x.Put.org_addr = am_src;
+    x.Put.len = sizeof am_src;
+    x.Put.shdlr = put_shdlr;
+    x.Put.tgt_cntr = (lapi_long_t)(uintptr_t)cntrs[1];
+    x.Put.org_cntr = &org;
+    OT_OK(LAPI_Xfer(ot.h, &x));
+    OT_OK(LAPI_Waitcntr(ot.h, &org, 1, NULL));
+    while (__atomic_load_n(&put_reason, __ATOMIC_SEQ_CST) == -1) {
+      LAPI_Probe(ot.h);
+      usleep(1000); /* one core: leave it to the dispatcher */
+    }
+    OT_CHECK(__atomic_load_n(&put_reason, __ATOMIC_SEQ_CST) ==
+                 LAPI_ERR_RECV_INCOMP,
+             "the failed put's send handler heard reason %d",
+             __atomic_load_n(&put_reason, __ATOMIC_SEQ_CST));
+  } else {
+    await_incomp(4);
+  }
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 1) {
+    int v = -1;
+    LAPI_Getcntr(ot.h, &tgt_cntr, &v);
+    OT_CHECK(v == 0, "tgt_cntr %d after a failed Xfer put", v);
   }
   free(srcs);
   free(dsts);

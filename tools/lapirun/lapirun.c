@@ -36,6 +36,7 @@ struct lr_job {
   int killing;             /* SIGTERM sent to the job */
   int64_t kill_at;         /* when SIGKILL follows (0: not planned) */
   int64_t drain_until;     /* stop forwarding output (0: not yet) */
+  struct boot_srv *srv;    /* the exchange */
   char key[BOOT_KEY_MAX + 1];
 };
 
@@ -73,8 +74,24 @@ static void reap(struct lr_job *j)
         ofi_shm_sweep_pid(pid); /* what libfabric's shm left if it died */
       int code = WIFEXITED(st) ? WEXITSTATUS(st)
                                : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-      if (code == 0 || j->killing)
+      if (j->killing)
         break; /* a CG we killed is not news */
+      if (code == 0) {
+        /* Its transport still up: it left without LAPI_Term, as an MPI
+         * process that does not finalize.  The exchange told its peers
+         * (GONE: their transports declare it gone, their waits for it
+         * end with an error); the others run on, as after any fault a
+         * LAPI job survives, but the job did not succeed. */
+        if (boot_srv_rank_active(j->srv, r)) {
+          fprintf(stderr, "lapirun: rank %d (pid %ld) exited with code 0 "
+                  "without calling LAPI_Term: the job fails%s\n", r,
+                  (long)pid, j->running ? " (its peers were told it is "
+                  "gone and run on)" : "");
+          if (j->status < 0)
+            j->status = LR_EXIT_NOTERM;
+        }
+        break;
+      }
       if (WIFSIGNALED(st))
         fprintf(stderr, "lapirun: rank %d (pid %ld) was killed by signal %d "
                 "(%s)%s\n", r, (long)pid, WTERMSIG(st),
@@ -241,6 +258,7 @@ int main(int argc, char **argv)
                                        sizeof addr);
   if (srv == NULL)
     return LR_EXIT_OSERR;
+  j.srv = srv;
   if (j.o.verbose)
     fprintf(stderr, "lapirun: job %s: %d CG(s) on %d host(s), exchange at "
             "%s\n", j.key, j.o.ncg, j.ngroups, addr);

@@ -14,6 +14,7 @@
 /* lapirun's own exit codes (a CG's code is passed through otherwise). */
 #define LR_EXIT_USAGE 64   /* bad command line */
 #define LR_EXIT_OSERR 71   /* a system call failed (socket, fork, pipe) */
+#define LR_EXIT_NOTERM 70  /* a CG exited with 0 but without LAPI_Term */
 
 #define LR_GRACE_MS 3000   /* SIGTERM, then SIGKILL after this */
 #define LR_DRAIN_MS 1000   /* output kept after the last CG ended */

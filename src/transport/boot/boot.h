@@ -45,6 +45,19 @@ struct lapi_boot {
    * before, or -1 on failure.  Serves CRTS_task_fetch across CGs.
    */
   long (*fetch_add)(struct lapi_boot *b, int id, long add);
+  /*
+   * This CG's transport is up (1: peers may now wait for messages from
+   * it) or closed (0).  A CG that leaves the job while up left without
+   * LAPI_Term: the launcher reports it to the others (gone below).  NULL
+   * when the source cannot tell anyone (singleton, PMIx).
+   */
+  void (*set_active)(struct lapi_boot *b, int on);
+  /*
+   * Never blocks: writes to ranks (at most max) the CGs the launcher
+   * reported as gone without LAPI_Term since the last call; returns how
+   * many.  NULL when the source has no such reports.
+   */
+  int (*gone)(struct lapi_boot *b, int *ranks, int max);
   /* Leave the job (close connections). */
   void (*fini)(struct lapi_boot *b);
   void *impl;

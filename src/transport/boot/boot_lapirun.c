@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,7 +28,21 @@ struct lapirun_boot {
   int timeout_s;
   char addr[300];
   struct boot_counters cnt;
+  int *gone_q;              /* ranks reported GONE, not yet handed out */
+  int gone_n;
+  unsigned char *gone_seen; /* by rank: reported already (once each) */
 };
+
+/* Under l->mu: a GONE notice from the exchange. */
+static void gone_note(struct lapirun_boot *l, int size, const unsigned char *p,
+                      size_t n)
+{
+  uint32_t r = n == 4 ? boot_get32(p) : (uint32_t)size;
+  if (r >= (uint32_t)size || l->gone_seen[r])
+    return;
+  l->gone_seen[r] = 1;
+  l->gone_q[l->gone_n++] = (int)r;
+}
 
 /* An integer setting of lapirun: 0, or -1 after a message. */
 static int env_int(const char *name, int dflt, int lo, int hi, int *out)
@@ -112,7 +127,9 @@ static int lr_gather(struct lapi_boot *b, const void *mine, size_t len,
       l->failed = 1;
       goto out;
     }
-    if (type == BOOT_PING) {
+    if (type == BOOT_PING || type == BOOT_GONE) {
+      if (type == BOOT_GONE)
+        gone_note(l, b->size, p, n);
       free(p);
       continue;
     }
@@ -151,6 +168,44 @@ static long lr_fetch_add(struct lapi_boot *b, int id, long add)
 {
   struct lapirun_boot *l = b->impl;
   return boot_counters_fetch_add(&l->cnt, id, add);
+}
+
+static void lr_set_active(struct lapi_boot *b, int on)
+{
+  struct lapirun_boot *l = b->impl;
+  pthread_mutex_lock(&l->mu);
+  /* Even after a failed collective (a peer left): the exchange still
+   * reads us, and must not take our clean LAPI_Term for a leave. */
+  if (l->fd >= 0) {
+    unsigned char v = on ? 1 : 0;
+    int64_t deadline = boot_now_ms() + (int64_t)l->timeout_s * 1000;
+    boot_send_frame(l->fd, BOOT_ACTIVE, &v, 1, deadline);
+  }
+  pthread_mutex_unlock(&l->mu);
+}
+
+/* Outside a collective only GONE frames arrive: take the whole ones
+ * without blocking; a partial one stays in the socket for the next look
+ * (or the next collective, which reads it whole). */
+static int lr_gone(struct lapi_boot *b, int *ranks, int max)
+{
+  struct lapirun_boot *l = b->impl;
+  if (pthread_mutex_trylock(&l->mu) != 0)
+    return 0; /* a collective reads the socket: it notes them */
+  while (l->fd >= 0) {
+    unsigned char f[9];
+    ssize_t got = recv(l->fd, f, sizeof f, MSG_PEEK | MSG_DONTWAIT);
+    if (got < (ssize_t)sizeof f || boot_get32(f) != 5 || f[4] != BOOT_GONE)
+      break; /* nothing whole, or not a notice: the collective's business */
+    if (recv(l->fd, f, sizeof f, MSG_DONTWAIT) != (ssize_t)sizeof f)
+      break;
+    gone_note(l, b->size, f + 5, 4);
+  }
+  int n = 0;
+  while (n < max && l->gone_n > 0)
+    ranks[n++] = l->gone_q[--l->gone_n];
+  pthread_mutex_unlock(&l->mu);
+  return n;
 }
 
 static void lr_fini(struct lapi_boot *b)
@@ -192,13 +247,24 @@ int lapi_boot_lapirun_init(struct lapi_boot *b, int timeout_s)
     return -1;
   }
   struct lapirun_boot *l = calloc(1, sizeof *l);
-  if (l == NULL) {
+  if (l)
+    l->gone_q = malloc((size_t)size * sizeof *l->gone_q);
+  if (l)
+    l->gone_seen = calloc((size_t)size, 1);
+  if (l == NULL || l->gone_q == NULL || l->gone_seen == NULL) {
     lapi_boot_say("lapirun: out of memory");
+    if (l) {
+      free(l->gone_q);
+      free(l->gone_seen);
+    }
+    free(l);
     return -1;
   }
   l->fd = boot_client_join("lapirun", addr, BOOT_MEMBER, rank, size, key,
                            timeout_s);
   if (l->fd < 0) {
+    free(l->gone_q);
+    free(l->gone_seen);
     free(l);
     return -1;
   }
@@ -217,6 +283,8 @@ int lapi_boot_lapirun_init(struct lapi_boot *b, int timeout_s)
   b->allgather = lr_gather;
   b->barrier = lr_barrier;
   b->fetch_add = lr_fetch_add;
+  b->set_active = lr_set_active;
+  b->gone = lr_gone;
   b->fini = lr_fini;
   b->impl = l;
   return 0;

@@ -42,6 +42,7 @@ struct pmix_boot {
   int srv_wake[2];
   struct boot_counters cnt; /* everyone: the client side */
   int cnt_ready;
+  int active;               /* atomic: the transport is up (set_active) */
 };
 
 static int pmix_fail(const struct lapi_boot *b, const char *what,
@@ -268,9 +269,26 @@ static long pmix_fetch_add(struct lapi_boot *b, int id, long add)
   return boot_counters_fetch_add(&p->cnt, id, add);
 }
 
+/* PMIx has no cheap way to tell the peers (an event the launcher relays
+ * would need a handler registered in every process); the launcher
+ * itself treats a process that exits without PMIx_Finalize as one that
+ * exited improperly and ends the job (Open MPI's mpirun, Slurm).  So a
+ * CG that leaves without LAPI_Term skips PMIx_Finalize: its peers,
+ * which may wait for it, are ended rather than left waiting. */
+static void pmix_set_active(struct lapi_boot *b, int on)
+{
+  struct pmix_boot *p = b->impl;
+  __atomic_store_n(&p->active, on, __ATOMIC_SEQ_CST);
+}
+
 static void pmix_fini(struct lapi_boot *b)
 {
   struct pmix_boot *p = b->impl;
+  if (__atomic_load_n(&p->active, __ATOMIC_SEQ_CST)) {
+    lapi_boot_say("pmix: rank %d: exiting without LAPI_Term: PMIx is not "
+                  "finalized, so that the launcher ends the job", b->rank);
+    return;
+  }
   if (p->cnt_ready)
     boot_counters_close(&p->cnt);
   if (p->srv) {
@@ -333,6 +351,7 @@ int lapi_boot_pmix_init(struct lapi_boot *b, int timeout_s)
   b->barrier = pmix_barrier;
   b->fetch_add = pmix_fetch_add;
   b->fini = pmix_fini;
+  b->set_active = pmix_set_active;
   b->impl = p;
   char addr[300];
   if (b->rank == 0 && counters_serve(b, p, addr, sizeof addr) < 0)

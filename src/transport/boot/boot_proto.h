@@ -16,13 +16,20 @@
  *   PING     s->c  (empty) the server is alive and the round still open
  *   BYE      c->s  (empty) the rank leaves the job cleanly
  *   ERROR    s->c  text: the request cannot be served; the client fails
+ *   ACTIVE   c->s  u8 1: the rank's transport is up (LAPI_Init), so peers
+ *                  may wait for it; 0: closed again (LAPI_Term)
+ *   GONE     s->c  u32 rank: that rank left while ACTIVE, i.e. exited
+ *                  without LAPI_Term; sent to every other member, at any
+ *                  time (inside a round too)
  *
  * A "member" connection (one per rank) takes part in the collectives; a
  * "counter" connection serves only FADD, so a fetch_add never waits
  * behind a collective of another thread.  The server answers a GATHER
  * when every rank has sent the same round with the same length; a rank
  * that leaves (BYE or a closed connection) while a round needs it fails
- * that round and every later one with an ERROR naming the rank.
+ * that round and every later one with an ERROR naming the rank.  A
+ * rank that leaves while ACTIVE is reported to the others (GONE): their
+ * transports may be waiting for a message from it that never comes.
  */
 #ifndef LAPI_BOOT_PROTO_H
 #define LAPI_BOOT_PROTO_H
@@ -32,7 +39,7 @@
 #include <stdint.h>
 
 #define BOOT_MAGIC 0x4e55524cu   /* "LRUN" */
-#define BOOT_VERSION 1
+#define BOOT_VERSION 2           /* 2: ACTIVE and GONE */
 #define BOOT_MAX_FRAME (64u << 20)
 #define BOOT_MAX_GATHER (1u << 20)  /* bytes per rank per round */
 #define BOOT_MAX_SIZE 4096          /* CGs in a job */
@@ -49,6 +56,8 @@ enum boot_msg {
   BOOT_PING,
   BOOT_BYE,
   BOOT_ERROR,
+  BOOT_ACTIVE,
+  BOOT_GONE,
 };
 
 enum boot_kind { BOOT_MEMBER = 0, BOOT_COUNTER = 1 };
@@ -155,6 +164,13 @@ void boot_srv_process(struct boot_srv *s, const struct pollfd *pfd, int n);
 
 /* How many pollfds boot_srv_pollfds may need at most right now. */
 int boot_srv_max_fds(const struct boot_srv *s);
+
+/*
+ * Whether rank's transport was up (ACTIVE 1) when it was last heard;
+ * reads what its member connection holds first, so a rank that closed
+ * its transport just before it exited is not taken for one that did not.
+ */
+int boot_srv_rank_active(struct boot_srv *s, int rank);
 
 /* Collective rounds completed so far. */
 uint64_t boot_srv_rounds(const struct boot_srv *s);

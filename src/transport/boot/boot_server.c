@@ -45,6 +45,8 @@ struct srv_rank {
   struct srv_conn *conn; /* member connection, or NULL */
   int joined;            /* connected once */
   int left;              /* 0 in the job, 1 said BYE, 2 connection lost */
+  int active;            /* its transport is up (ACTIVE): peers may wait
+                            for it, so leaving now is abnormal */
   int pending;           /* sent the GATHER of the current round */
   uint32_t len;
   unsigned char *data;
@@ -388,7 +390,10 @@ static void on_fadd(struct boot_srv *s, struct srv_conn *c,
   conn_send(c, BOOT_FADDED, w, sizeof w, NULL, 0);
 }
 
-/* A member leaves: gone for good; a round waiting for it fails. */
+/* A member leaves: gone for good; a round waiting for it fails.  One
+ * that leaves with its transport up (no LAPI_Term) is reported to the
+ * others: nothing else tells a peer that waits for a message from it
+ * and has nothing outstanding toward it. */
 static void rank_leaves(struct boot_srv *s, struct srv_conn *c, int how)
 {
   struct srv_rank *r = &s->r[c->rank];
@@ -398,6 +403,13 @@ static void rank_leaves(struct boot_srv *s, struct srv_conn *c, int how)
   if (r->left == 0)
     r->left = how;
   rank_clear(r);
+  if (r->active) {
+    unsigned char w[4];
+    boot_put32(w, (uint32_t)c->rank);
+    for (int i = 0; i < s->size; i++)
+      if (s->r[i].conn)
+        conn_send(s->r[i].conn, BOOT_GONE, w, sizeof w, NULL, 0);
+  }
   if (s->npending > 0) {
     char why[128];
     snprintf(why, sizeof why, "rank %d left the job %s", c->rank,
@@ -429,6 +441,14 @@ static void on_frame(struct boot_srv *s, struct srv_conn *c, int type,
     break;
   case BOOT_FADD:
     on_fadd(s, c, p, n);
+    break;
+  case BOOT_ACTIVE:
+    if (c->kind != BOOT_MEMBER || n != 1 || p[0] > 1) {
+      conn_error(c, "malformed ACTIVE (%zu bytes)", n);
+      c->closing = 1;
+      return;
+    }
+    s->r[c->rank].active = p[0];
     break;
   case BOOT_BYE:
     if (c->kind == BOOT_MEMBER)
@@ -640,6 +660,16 @@ void boot_srv_process(struct boot_srv *s, const struct pollfd *pfd, int n)
   }
   check_join(s, now);
   srv_sweep(s);
+}
+
+int boot_srv_rank_active(struct boot_srv *s, int rank)
+{
+  if (rank < 0 || rank >= s->size)
+    return 0;
+  struct srv_conn *c = s->r[rank].conn;
+  if (c && !c->dead && !c->closing)
+    conn_read(s, c);
+  return s->r[rank].active;
 }
 
 uint64_t boot_srv_rounds(const struct boot_srv *s)

@@ -718,6 +718,10 @@ int ofi_tp_init(struct lapi_hndl *h)
   pthread_mutex_lock(&ofi.lock);
   ofi_bell_unlink(); /* every peer has mapped our doorbell by now */
   pthread_mutex_unlock(&ofi.lock);
+  /* Peers may wait for us from now on: leaving before LAPI_Term is a
+   * fault the launcher reports to them (ofi_progress.c, leavers_watch). */
+  if (b->set_active)
+    b->set_active(b, 1);
   return LAPI_SUCCESS;
 }
 
@@ -765,6 +769,8 @@ void ofi_tp_fini(struct lapi_hndl *h)
     usleep(1000);
   }
   struct lapi_boot *b = lapi_boot_get();
+  if (b && b->set_active)
+    b->set_active(b, 0); /* a clean leave from now on */
   if (b)
     b->barrier(b); /* a dead peer fails it: close anyway */
   ofi_progress_stop();

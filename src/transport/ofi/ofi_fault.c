@@ -18,7 +18,9 @@
  *   DATA    DATA at an offset 2^62 beyond the one pulled
  *   RTS     RTS whose uhdr, inline description or eager data length is 8
  *           more than the packet holds (sent without NO_FIN, so that a
- *           copy overtaking the real one cannot take its number)
+ *           copy overtaking the real one cannot take its number); SHORT
+ *           whose uhdr runs past its end, numbered 2^31 beyond the real
+ *           one (outside the window) for the same reason
  *   NAK     NAK with status LAPI_SUCCESS, or quoting a message numbered
  *           2^31 beyond the real one (never sent)
  * Every copy is invalid whatever arrived before it: a receiver that
@@ -144,9 +146,13 @@ static size_t mangle(unsigned char *m, size_t len, enum ofi_bad cls)
     ((struct ofi_data *)m)->offset += (uint64_t)1 << 62;
     break;
   case OFI_BAD_RTS:
-    if (hd->type == OFI_M_SHORT) /* its uhdr runs past the end */
+    if (hd->type == OFI_M_SHORT) {
+      /* its uhdr runs past the end; its number lies outside the window,
+       * so that the copy cannot take (and NAK) the real one's */
       ((struct ofi_short *)m)->uhdr_len = (uint16_t)(len & ~(size_t)3);
-    else
+      hd->id = (hd->id & ~(uint64_t)UINT32_MAX) |
+               (uint32_t)((uint32_t)hd->id + 0x80000000u);
+    } else
       rts_overflow((struct ofi_rts *)m);
     break;
   case OFI_BAD_NAK: {

@@ -237,9 +237,10 @@ static void sent_run(struct lapi_item *it)
   free(s);
 }
 
-/* The item of a send handler, taken when the call is made (it fails
- * with LAPI_ERR_MEMORY_EXHAUSTED then), so that firing it later cannot
- * fail and move org_cntr without the handler. */
+/* The item of an Amsend's send handler, taken when the call is made (it
+ * fails with LAPI_ERR_MEMORY_EXHAUSTED then), so that firing it later
+ * cannot fail and move org_cntr without the handler.  (A put's is the
+ * item its x->note reserved: put_sent_failed.) */
 static int sent_reserve(struct ofi_xfer *x, scompl_hndlr_t *shdlr)
 {
   if (shdlr == NULL)
@@ -281,13 +282,15 @@ static void am_sent(struct ofi_xfer *x, int reason)
 }
 
 /* A put that failed: its memory is free again, so org_cntr moves and
- * its LAPI_Xfer send handler hears the code (both kept in x->note). */
+ * its LAPI_Xfer send handler hears the code (both kept in x->note), in
+ * the item x->note reserved for its handlers: a put with a send handler
+ * allocates one item, not a second one for failing. */
 static void put_sent_failed(struct ofi_xfer *x, int code)
 {
-  x->org_cntr = x->note.org_cntr;
-  x->shdlr = x->note.shdlr;
-  x->sinfo = x->note.sinfo;
-  am_sent(x, code);
+  if (x->sent_fired)
+    return;
+  x->sent_fired = 1;
+  lapi_am_notify_fail(x->h, &x->note, code);
 }
 
 /* PUT, GET, RMW: completion handlers, org_cntr, cmpl_cntr. */
@@ -807,9 +810,7 @@ static int ofi_put(struct lapi_hndl *h, const struct lapi_tp_rma *op)
     x->kind = OFI_K_PUT;
     x->tgt_cntr = op->tgt_cntr;
     x->sent_fired = 0;
-    rc = sent_reserve(x, op->shdlr); /* should the put fail */
-    if (rc == LAPI_SUCCESS)
-      rc = rma_shape(x, op, &x->src, 1);
+    rc = rma_shape(x, op, &x->src, 1);
     if (rc == LAPI_SUCCESS)
       choose_mode(x);
   }
@@ -928,6 +929,12 @@ void ofi_on_fin(const struct ofi_fin *f)
     if (x->holds_credit)
       ofi_credit_release(x->peer);
     ofi_xfer_free(x);
+    return;
+  }
+  if (x->role != OFI_R_SOURCE && ok) {
+    /* Success is answered by data (RTS, RMW_REPLY) or, for a write, by
+     * the FIN above: this one is no answer at all. */
+    ofi_bad_pkt("FIN of success for a GET or RMW", f->h.src);
     return;
   }
   if (x->role != OFI_R_SOURCE) {

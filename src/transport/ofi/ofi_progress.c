@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "transport/boot/boot.h"
 #include "transport/ofi/ofi.h"
 
 #define CQ_BATCH 32
@@ -327,6 +328,33 @@ static void watchdog(void)
   free(wait);
 }
 
+/* CGs that exited without LAPI_Term, as the launcher reports them (the
+ * lapirun exchange's GONE): a peer we only wait to hear from, with
+ * nothing outstanding toward it, is watched by nobody else, so a
+ * LAPI_Waitcntr for its message would wait forever.  Asked at most every
+ * LEAVERS_MS, when the CQ is empty: a peek at a socket, off the path of
+ * any message. */
+#define LEAVERS_MS 250
+static int64_t last_leavers;
+
+static void leavers_watch(void)
+{
+  int64_t now = ofi_now_ms();
+  if (now - last_leavers < LEAVERS_MS)
+    return;
+  last_leavers = now;
+  struct lapi_boot *b = lapi_boot_get();
+  if (b == NULL || b->gone == NULL)
+    return;
+  int ranks[16], n;
+  while ((n = b->gone(b, ranks, 16)) > 0)
+    for (int i = 0; i < n; i++)
+      if (ranks[i] >= 0 && (uint)ranks[i] < ofi.ntasks &&
+          (uint)ranks[i] != ofi.me)
+        ofi_peer_fail((uint)ranks[i], LAPI_ERR_TGT_PURGED,
+                      "it exited without LAPI_Term (reported by lapirun)");
+}
+
 /* ------------------------------------------------------------ the loop */
 
 static void nap(int us)
@@ -466,6 +494,7 @@ static void *progress_main(void *arg)
       }
       continue;
     }
+    leavers_watch();
     int busy = ofi.tx_posted || ofi.retry_head || ofi.xlive ||
                ofi.nf_unacked;
     /* something waits for a retry, or our own reads complete without a

@@ -405,14 +405,20 @@ void ofi_on_short(const struct ofi_short *s, size_t len)
 {
   uint src = s->h.src;
   size_t head = sizeof *s + ofi_align8(s->uhdr_len);
-  /* Fields first: an invalid copy of a real packet (the fault hook's)
-   * must not take that packet's number. */
+  uint32_t seq = (uint32_t)s->h.id;
   if (s->flags != OFI_RTS_NO_FIN || s->pad != 0 ||
       s->uhdr_len > LAPI_AM_MAX_UHDR || s->uhdr_len % 4 || head > len) {
+    /* As a malformed no-FIN RTS: its sender passed ofi_pkt_check; a
+     * number inside the window and new is taken, counted as completed
+     * and NAKed, or the origin's LAPI_Fence would wait for it forever.
+     * (The fault hook's invalid copies of real SHORTs carry a number
+     * outside the window, as its RTS copies drop NO_FIN, so that a copy
+     * overtaking its packet cannot take the real number.) */
     ofi_drop(OFI_BAD_RTS, "SHORT fields out of range", src);
+    if (ofi_nofin_arrived(src, seq) == 0)
+      ofi_nofin_fail(src, s->h.hndl, seq, OFI_K_AM, LAPI_ERR_UNKNOWN);
     return;
   }
-  uint32_t seq = (uint32_t)s->h.id;
   if (ofi_nofin_arrived(src, seq) != 0) {
     ofi_bad_pkt("SHORT number outside the window or repeated", src);
     return;
@@ -631,7 +637,10 @@ void ofi_on_get(const struct ofi_get *g, size_t len)
                      : (len != sizeof *g || g->desc_len == 0 ||
                         g->desc_len > DESC_MAX) ||
       g->data_len > (uint64_t)LAPI_MAX_MSG_SZ) {
+    /* Its header passed ofi_pkt_check: it names its sender and transfer,
+     * so the origin hears the refusal instead of waiting for TIMEOUT. */
     ofi_bad_pkt("GET sizes", src);
+    ofi_send_fin(src, g->h.hndl, g->h.id, LAPI_ERR_UNKNOWN);
     return;
   }
   struct ofi_seg w = {0, 0, 0};
