@@ -78,21 +78,21 @@ static void pong(const struct ofi_hdr *hd)
   ofi_send_small(hd->src, &r, sizeof r);
 }
 
-static void packet(const unsigned char *mem, size_t len)
+/* A checked packet's work; its sender, or -1 if the checks dropped it. */
+static int packet_run(const unsigned char *mem, size_t len)
 {
   const struct ofi_hdr *hd = (const struct ofi_hdr *)mem;
   if (ofi_pkt_check(hd, len))
-    return;
+    return -1;
   struct ofi_peer *p = &ofi.peers[hd->src];
-  p->last_rx_ms = ofi_now_ms();
   LAPI_LOG(LAPI_LOG_TRACE, "ofi: recv type %d from %u, %zu B, id %llx",
            hd->type, hd->src, len, (unsigned long long)hd->id);
   if (p->failed) {
     ofi.st.stale_pkts++; /* declared gone: nothing it says is used */
-    return;
+    return (int)hd->src;
   }
   if (ofi_ack_in(hd) != 0)
-    return;
+    return (int)hd->src;
   switch (hd->type) {
   case OFI_M_SHORT: ofi_on_short((const struct ofi_short *)mem, len); break;
   case OFI_M_RTS: ofi_on_rts((const struct ofi_rts *)mem, len); break;
@@ -108,6 +108,18 @@ static void packet(const unsigned char *mem, size_t len)
   case OFI_M_ACK_REQ: ofi_on_ack_req(hd); break;
   default: break; /* PONG, ACK: last_rx_ms and the counts are all */
   }
+  return (int)hd->src;
+}
+
+static void packet(const unsigned char *mem, size_t len)
+{
+  int held = ofi_direct_held;
+  int src = packet_run(mem, len);
+  /* The watchdog's sign of life.  A SHORT this thread kept for direct
+   * delivery is stamped when its end is settled (ofi_direct.c): a clock
+   * read less between its arrival and the application's answer. */
+  if (src >= 0 && (held || !ofi_direct_held))
+    ofi.peers[src].last_rx_ms = ofi_now_ms();
 }
 
 void ofi_repost(struct ofi_buf *b)
