@@ -154,6 +154,8 @@ static void end_owed(struct direct_slot *sl)
 
 void ofi_direct_flush(void)
 {
+  if (ofi.ack_owed)
+    ofi_ack_settle();
   while (ofi.repost_owed) {
     struct ofi_buf *b = ofi.repost_owed;
     ofi.repost_owed = b->next;
