@@ -184,7 +184,7 @@ struct lapi_hndl {
   struct lapi_tp_count sent[LAPI_TP_COUNT] __attribute__((aligned(64)));
   long outstanding __attribute__((aligned(64))); /* sent, not landed */
   unsigned long sends_done;                      /* for LAPI_Msgpoll */
-  unsigned long recvs_done __attribute__((aligned(64)));
+  unsigned long recvs_done __attribute__((aligned(64))); /* under lock */
   struct lapi_tp_count recv[LAPI_TP_COUNT];
 };
 

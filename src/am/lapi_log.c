@@ -33,9 +33,12 @@ static void log_read_env(void)
   }
 }
 
-int lapi_log_level(void)
+int lapi_log_known = -1;
+
+int lapi_log_level_read(void)
 {
   pthread_once(&log_once, log_read_env);
+  __atomic_store_n(&lapi_log_known, log_level, __ATOMIC_RELEASE);
   return log_level;
 }
 

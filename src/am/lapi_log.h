@@ -22,7 +22,17 @@ enum lapi_log_level {
 };
 
 /* The level LAPI_DEBUG asked for (read on first use). */
-int lapi_log_level(void);
+int lapi_log_level_read(void);
+
+/* The level once read, -1 before: every packet asks (a trace line per
+ * message), so the common answer is one load, not a pthread_once call. */
+extern int lapi_log_known;
+
+static inline int lapi_log_level(void)
+{
+  int l = __atomic_load_n(&lapi_log_known, __ATOMIC_ACQUIRE);
+  return l >= 0 ? l : lapi_log_level_read();
+}
 
 /* Print one line if level <= lapi_log_level(); code 0 prints no name. */
 void lapi_log_write(int level, int code, const char *func, int line,

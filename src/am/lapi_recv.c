@@ -126,7 +126,12 @@ void lapi_am_recv_complete(struct lapi_am_msg *m, struct lapi_am_dest *d)
   }
   if (m->tgt_cntr)
     lapi_cntr_bump(lapi_addr_ptr(m->tgt_cntr), m->src);
-  __atomic_add_fetch(&m->h->recvs_done, 1, __ATOMIC_RELEASE);
+  /* Not a locked add: every writer is a run of one of h's items, under
+   * h's lock (handlers of a handle run one at a time); LAPI_Msgpoll
+   * only reads it. */
+  __atomic_store_n(&m->h->recvs_done,
+                   __atomic_load_n(&m->h->recvs_done, __ATOMIC_RELAXED) + 1,
+                   __ATOMIC_RELEASE);
 }
 
 /* ------------------------------------------------------------- origin */

@@ -24,6 +24,7 @@ static int spin_limit = -1; /* atomic: lapi_spin_hint_procs may lower it */
 static int spin_from_env;
 static pthread_once_t spin_once = PTHREAD_ONCE_INIT;
 static int spin_cpus = 1;
+static int spin_known; /* atomic: spin_read_env ran */
 
 static void spin_read_env(void)
 {
@@ -35,11 +36,20 @@ static void spin_read_env(void)
   /* Spinning on one CPU only delays the thread we wait for. */
   spin_limit = lapi_setting_int("LAPI_SPIN", cpus > 1 ? 2000 : 0, INT_MAX,
                                 "a count of polls", &spin_from_env);
+  __atomic_store_n(&spin_known, 1, __ATOMIC_RELEASE);
+}
+
+/* The tight wait asks at every turn: one load once the settings are
+ * read, not a pthread_once call. */
+static void spin_env(void)
+{
+  if (!__atomic_load_n(&spin_known, __ATOMIC_ACQUIRE))
+    pthread_once(&spin_once, spin_read_env);
 }
 
 int lapi_spin_limit(void)
 {
-  pthread_once(&spin_once, spin_read_env);
+  spin_env();
   return __atomic_load_n(&spin_limit, __ATOMIC_RELAXED);
 }
 
@@ -53,7 +63,7 @@ static int host_procs = 1; /* atomic */
 
 void lapi_spin_hint_procs(int procs)
 {
-  pthread_once(&spin_once, spin_read_env);
+  spin_env();
   __atomic_store_n(&host_procs, procs > 1 ? procs : 1, __ATOMIC_RELAXED);
   if (!spin_from_env && procs > 1 && spin_cpus < 2 * procs)
     __atomic_store_n(&spin_limit, 0, __ATOMIC_RELAXED);
@@ -116,7 +126,7 @@ static int64_t relax_now_ns(void)
 
 int lapi_tight_relax(int64_t waited_ns)
 {
-  pthread_once(&spin_once, spin_read_env);
+  spin_env();
   if (waited_ns < LAPI_TIGHT_PAUSE_NS && !shared &&
       spin_cpus >= __atomic_load_n(&host_procs, __ATOMIC_RELAXED)) {
     lapi_cpu_relax();

@@ -451,6 +451,10 @@ struct ofi_peer {
   uint32_t nf_asked;         /* what our last ACK_REQ waits for */
   int nf_asking;             /* it is not answered yet */
   uint32_t nf_watched;       /* nf_acked at the watchdog's last look */
+  /* The counts of a SHORT read by a tight poller, applied at the owed
+   * end of its pass (ofi_ack_settle): valid while ofi.ack_owed names
+   * this peer. */
+  uint32_t owed_ack_done, owed_ack_seq;
   struct lapi_hndl **nf_hndl; /* by seq % window: whose Fence waits */
   uint64_t nf_naked[OFI_NOFIN_WINDOW / 64]; /* NAK heard, by seq */
   /* No-FIN messages it sent us. */
@@ -548,6 +552,7 @@ struct ofi_state {
   struct ofi_buf *retry_head, *retry_tail; /* sends that got EAGAIN */
   struct ofi_owed *owed_head, *owed_tail;  /* work that found no buffer */
   struct ofi_buf *repost_owed; /* receive buffers of direct deliveries */
+  uint32_t ack_owed;           /* 1 + the peer whose counts wait, or 0 */
   struct ofi_owed *owed_spare;
   struct ofi_buf *recv_bufs; /* all posted receive buffers (array) */
   long tx_posted;            /* sends waiting for their completion */
@@ -775,7 +780,8 @@ void ofi_direct_flush(void);
 extern int ofi_direct_owing; /* atomic: some slot's end may be owed */
 static inline void ofi_direct_settle(void)
 {
-  if (ofi.repost_owed || __atomic_load_n(&ofi_direct_owing, __ATOMIC_ACQUIRE))
+  if (ofi.repost_owed || ofi.ack_owed ||
+      __atomic_load_n(&ofi_direct_owing, __ATOMIC_ACQUIRE))
     ofi_direct_flush();
 }
 /* ofi_progress.c: post a receive buffer again */
@@ -797,6 +803,8 @@ void ofi_nofin_starved(uint peer);
 void ofi_ack_watch(void);
 void ofi_ack_stamp(struct ofi_hdr *hd, uint peer);
 int ofi_ack_in(const struct ofi_hdr *hd);
+/* Apply the counts ofi_ack_in left owed (under ofi.lock). */
+void ofi_ack_settle(void);
 int ofi_nofin_arrived(uint peer, uint32_t seq);
 void ofi_nofin_end(uint peer, uint32_t seq);
 void ofi_on_ack_req(const struct ofi_hdr *hd);

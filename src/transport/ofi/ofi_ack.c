@@ -157,6 +157,27 @@ static int nak_in(const struct ofi_nak *n)
   return 0;
 }
 
+/* Checked counts from src: credits back, our messages landed. */
+static void counts_in(uint src, uint32_t done, uint32_t seq)
+{
+  struct ofi_peer *p = &ofi.peers[src];
+  int32_t more = (int32_t)(done - p->nf_done);
+  if (more > 0) {
+    p->nf_done = done;
+    ofi_credit_give(src, (uint)more);
+  }
+  if ((int32_t)(seq - p->nf_acked) > 0)
+    landed_upto(p, seq);
+  if (p->nf_asking && (int32_t)(p->nf_acked - p->nf_asked) >= 0) {
+    /* Answered.  Messages sent since (launched as credits came back, or
+     * by handlers) need asking too: the waiter may be asleep and not
+     * call ofi_tp_flush again until its messages land. */
+    p->nf_asking = 0;
+    if (p->nf_next != p->nf_acked)
+      send_ack_req(src);
+  }
+}
+
 /* The counts of a packet from hd->src; -1 if they cannot be true. */
 int ofi_ack_in(const struct ofi_hdr *hd)
 {
@@ -166,26 +187,40 @@ int ofi_ack_in(const struct ofi_hdr *hd)
     ofi_drop(OFI_BAD_ACK, "acknowledges more than was sent", hd->src);
     return -1;
   }
+  /* A SHORT that a tight poller may deliver at once: its counts (the
+   * credits back, our messages landed) wait for the owed end of the
+   * pass, as its own end does (ofi_direct.c), off the way from its
+   * arrival to the answer.  Counts are cumulative: the newest serve. */
+  if (hd->type == OFI_M_SHORT && ofi_direct_armed && ofi.direct) {
+    if (ofi.ack_owed != hd->src + 1) {
+      if (ofi.ack_owed)
+        ofi_ack_settle(); /* another peer's: in order */
+      ofi.ack_owed = hd->src + 1;
+      p->owed_ack_done = hd->ack_done;
+      p->owed_ack_seq = hd->ack_seq;
+    } else {
+      if ((int32_t)(hd->ack_done - p->owed_ack_done) > 0)
+        p->owed_ack_done = hd->ack_done;
+      if ((int32_t)(hd->ack_seq - p->owed_ack_seq) > 0)
+        p->owed_ack_seq = hd->ack_seq;
+    }
+    return 0;
+  }
+  if (ofi.ack_owed)
+    ofi_ack_settle(); /* the older counts first */
   /* Before the counts: they may already cover the NAK's message. */
   if (__builtin_expect(hd->type == OFI_M_NAK, 0) &&
       nak_in((const struct ofi_nak *)hd) != 0)
     return -1;
-  int32_t more = (int32_t)(hd->ack_done - p->nf_done);
-  if (more > 0) {
-    p->nf_done = hd->ack_done;
-    ofi_credit_give(hd->src, (uint)more);
-  }
-  if ((int32_t)(hd->ack_seq - p->nf_acked) > 0)
-    landed_upto(p, hd->ack_seq);
-  if (p->nf_asking && (int32_t)(p->nf_acked - p->nf_asked) >= 0) {
-    /* Answered.  Messages sent since (launched as credits came back, or
-     * by handlers) need asking too: the waiter may be asleep and not
-     * call ofi_tp_flush again until its messages land. */
-    p->nf_asking = 0;
-    if (p->nf_next != p->nf_acked)
-      send_ack_req(hd->src);
-  }
+  counts_in(hd->src, hd->ack_done, hd->ack_seq);
   return 0;
+}
+
+void ofi_ack_settle(void)
+{
+  uint src = ofi.ack_owed - 1;
+  ofi.ack_owed = 0;
+  counts_in(src, ofi.peers[src].owed_ack_done, ofi.peers[src].owed_ack_seq);
 }
 
 /* 1 if an ACK_REQ to p would learn something not already asked for. */
@@ -204,6 +239,7 @@ void ofi_tp_flush(struct lapi_hndl *h)
   if (!__atomic_load_n(&ofi.nf_unasked, __ATOMIC_ACQUIRE))
     return;
   pthread_mutex_lock(&ofi.lock);
+  ofi_direct_settle(); /* counts owed by a pass: no needless ACK_REQ */
   __atomic_store_n(&ofi.nf_unasked, 0, __ATOMIC_RELAXED);
   if (ofi.up && ofi.nf_unacked)
     for (uint t = 0; t < ofi.ntasks; t++)

@@ -14,7 +14,8 @@
  * as any other.  LAPI orders no messages, so one that overtakes a queued
  * one breaks no promise.
  * The end of the message (its count for the acknowledgement and in the
- * statistics, or its NAK) and the repost of its receive buffer are owed,
+ * statistics, or its NAK, and the sender's sign of life for the
+ * watchdog) and the repost of its receive buffer are owed,
  * not done, on the way back to the waiter: whoever takes ofi.lock next
  * settles them (ofi_direct_flush), in a ping-pong the thread itself
  * right after it injected its answer, off the answer's path (a
@@ -136,6 +137,7 @@ static void end_owed(struct direct_slot *sl)
 {
   const struct ofi_short *s = (const struct ofi_short *)sl->pkt;
   if (ofi.up && sl->gen == ofi.gen) {
+    ofi.peers[s->h.src].last_rx_ms = ofi_now_ms(); /* not stamped in */
     if (!ofi_status_failed(sl->end_status))
       lapi_am_stat_recv(sl->h, LAPI_TP_OFI, sl->end_bytes);
     ofi.st.direct++;
@@ -152,6 +154,8 @@ static void end_owed(struct direct_slot *sl)
 
 void ofi_direct_flush(void)
 {
+  if (ofi.ack_owed)
+    ofi_ack_settle();
   while (ofi.repost_owed) {
     struct ofi_buf *b = ofi.repost_owed;
     ofi.repost_owed = b->next;
@@ -222,8 +226,10 @@ void ofi_direct_deliver(void)
   sl->it.src = (int)ofi_src_task(&s->h);
   if (!lapi_dispatch_run_now(sl->h, &sl->it) || sl->retry) {
     pthread_mutex_lock(&ofi.lock);
-    if (sl->gen == ofi.gen)
+    if (sl->gen == ofi.gen) {
+      ofi.peers[s->h.src].last_rx_ms = ofi_now_ms(); /* not stamped in */
       ofi_short_queue(s, sl->len);
+    }
     __atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&ofi.lock);
     return;

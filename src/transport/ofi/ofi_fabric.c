@@ -555,6 +555,7 @@ static void close_all(void)
     fi_close(&ofi.ep->fid);
   ofi.ep = NULL;
   ofi.repost_owed = NULL; /* they go with the endpoint */
+  ofi.ack_owed = 0;
   if (ofi.recv_bufs) {
     for (int k = 0; k < ofi.nrecv; k++) {
       ofi_mr_close(ofi.recv_bufs[k].mr);

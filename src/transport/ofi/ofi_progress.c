@@ -79,21 +79,21 @@ static void pong(const struct ofi_hdr *hd)
   ofi_send_small(hd->src, &r, sizeof r);
 }
 
-static void packet(const unsigned char *mem, size_t len)
+/* A checked packet's work; its sender, or -1 if the checks dropped it. */
+static int packet_run(const unsigned char *mem, size_t len)
 {
   const struct ofi_hdr *hd = (const struct ofi_hdr *)mem;
   if (ofi_pkt_check(hd, len))
-    return;
+    return -1;
   struct ofi_peer *p = &ofi.peers[hd->src];
-  p->last_rx_ms = ofi_now_ms();
   LAPI_LOG(LAPI_LOG_TRACE, "ofi: recv type %d from %u, %zu B, id %llx",
            hd->type, hd->src, len, (unsigned long long)hd->id);
   if (p->failed) {
     ofi.st.stale_pkts++; /* declared gone: nothing it says is used */
-    return;
+    return (int)hd->src;
   }
   if (ofi_ack_in(hd) != 0)
-    return;
+    return (int)hd->src;
   switch (hd->type) {
   case OFI_M_SHORT: ofi_on_short((const struct ofi_short *)mem, len); break;
   case OFI_M_RTS: ofi_on_rts((const struct ofi_rts *)mem, len); break;
@@ -109,6 +109,18 @@ static void packet(const unsigned char *mem, size_t len)
   case OFI_M_ACK_REQ: ofi_on_ack_req(hd); break;
   default: break; /* PONG, ACK: last_rx_ms and the counts are all */
   }
+  return (int)hd->src;
+}
+
+static void packet(const unsigned char *mem, size_t len)
+{
+  int held = ofi_direct_held;
+  int src = packet_run(mem, len);
+  /* The watchdog's sign of life.  A SHORT this thread kept for direct
+   * delivery is stamped when its end is settled (ofi_direct.c): a clock
+   * read less between its arrival and the application's answer. */
+  if (src >= 0 && (held || !ofi_direct_held))
+    ofi.peers[src].last_rx_ms = ofi_now_ms();
 }
 
 void ofi_repost(struct ofi_buf *b)
@@ -400,11 +412,24 @@ static void nap_aside(void)
  * arrival waits for the next LAPI call or for that slice: in polling
  * mode nothing runs a handler before the next call anyway.  A count, not
  * a flag: two threads may leave one each, and every one left must be
- * ended, or peers would never ring us again. */
+ * ended, or peers would never ring us again.
+ * A pause reads no clock (it is on the way from an arrival back to the
+ * application): it also counts itself in the word's upper half, and the
+ * progress thread ends the registrations once the word has stayed the
+ * same for LINGER_MS by its own clock (so 1 ms slice later at most). */
 #define LINGER_MS 2
-static int linger;           /* atomic: registrations nobody polls on */
-static int64_t linger_since; /* ms, written before linger grows */
-static unsigned linger_gen;  /* the endpoint life they belong to */
+#define LINGER_PAUSE ((uint64_t)1 << 32)
+static uint64_t linger;     /* atomic: registrations nobody polls on (low
+                               32 bits), pauses so far (high 32 bits) */
+static unsigned linger_gen; /* the endpoint life they belong to */
+/* The progress thread's: the word as it last saw it, and since when. */
+static uint64_t linger_seen;
+static int64_t linger_seen_ms;
+
+static int linger_count(uint64_t word)
+{
+  return (int)(uint32_t)word;
+}
 
 static void wait_fd(int ms)
 {
@@ -433,11 +458,23 @@ static void wait_fd(int ms)
  * that left it would have.  1 if it ended one. */
 static int linger_end_old(void)
 {
-  if (!__atomic_load_n(&linger, __ATOMIC_ACQUIRE) ||
-      ofi_now_ms() - __atomic_load_n(&linger_since, __ATOMIC_RELAXED) <
-          LINGER_MS)
+  uint64_t w = __atomic_load_n(&linger, __ATOMIC_ACQUIRE);
+  if (linger_count(w) == 0)
     return 0;
-  int n = __atomic_exchange_n(&linger, 0, __ATOMIC_ACQ_REL);
+  int64_t now = ofi_now_ms();
+  if (w != linger_seen) { /* left (again) since we last looked */
+    linger_seen = w;
+    linger_seen_ms = now;
+    return 0;
+  }
+  if (now - linger_seen_ms < LINGER_MS)
+    return 0;
+  /* all of them, the count of pauses stays */
+  while (linger_count(w) > 0 &&
+         !__atomic_compare_exchange_n(&linger, &w, w & ~(LINGER_PAUSE - 1),
+                                      0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    ;
+  int n = linger_count(w);
   if (n == 0)
     return 0;
   ofi_bell_polled(-n);
@@ -467,7 +504,7 @@ static int pull_serve(void)
       ofi_bell_on())
     return 0;
   int polling = __atomic_load_n(&tight_pollers, __ATOMIC_SEQ_CST) -
-                __atomic_load_n(&linger, __ATOMIC_SEQ_CST);
+                linger_count(__atomic_load_n(&linger, __ATOMIC_SEQ_CST));
   return polling <= 0;
 }
 
@@ -561,7 +598,8 @@ static int progress_pass(void)
     ofi_send_retry();
   if (ofi.ready_head)
     ofi_sink_issue();
-  ofi_fail_pending();
+  if (ofi.fail_pending) /* rare: no call on every turn */
+    ofi_fail_pending();
   return n;
 }
 
@@ -625,12 +663,12 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
     if (tight_thread)
       return 1;
     pass_owed = 0; /* the loop polls anyway */
-    int left = __atomic_load_n(&linger, __ATOMIC_RELAXED);
-    while (left > 0 && !__atomic_compare_exchange_n(
-                           &linger, &left, left - 1, 0, __ATOMIC_ACQ_REL,
-                           __ATOMIC_RELAXED))
+    uint64_t left = __atomic_load_n(&linger, __ATOMIC_RELAXED);
+    while (linger_count(left) > 0 &&
+           !__atomic_compare_exchange_n(&linger, &left, left - 1, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
       ;
-    if (left > 0) {
+    if (linger_count(left) > 0) {
       /* adopted: the registration never lapsed, nothing went unread */
       tight_thread = 1;
       tight_gen = __atomic_load_n(&linger_gen, __ATOMIC_RELAXED);
@@ -655,9 +693,8 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
     return 0;
   tight_thread = 0;
   if (on == LAPI_TIGHT_PAUSE) {
-    __atomic_store_n(&linger_since, ofi_now_ms(), __ATOMIC_RELAXED);
     __atomic_store_n(&linger_gen, tight_gen, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&linger, 1, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&linger, LINGER_PAUSE + 1, __ATOMIC_RELEASE);
     return 0;
   }
   pthread_mutex_lock(&ofi.lock);
@@ -683,6 +720,7 @@ int ofi_progress_start(void)
   __atomic_store_n(&ofi.stop, 0, __ATOMIC_SEQ_CST);
   __atomic_store_n(&tight_pollers, 0, __ATOMIC_SEQ_CST); /* a new life */
   __atomic_store_n(&linger, 0, __ATOMIC_SEQ_CST);
+  linger_seen = 0; /* the thread is not running yet */
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
