@@ -620,6 +620,12 @@ void ofi_bell_sleep(int ms, int (*poll)(void));
 /* LAPI_OFI_PACK_STAGES at most (ofi_packref.c's stage records) */
 #define OFI_PACK_STAGES_MAX 4096
 
+/* Default LAPI_OFI_MAX_READ (bytes of one RMA read): where a read is a
+ * request and a response over the provider's messages (tcp), and
+ * elsewhere (ofi_fabric.c, read_defaults). */
+#define OFI_MAX_READ_BY_MESSAGES ((size_t)1 << 20)
+#define OFI_MAX_READ_DEFAULT ((size_t)4 << 20)
+
 /* ofi_cma.c: RMA reads within the host by process_vm_readv.  A card
  * travels in the address exchange: pid 0 means no CMA toward us. */
 #define OFI_CMA_IOV 1024     /* pieces a side per call (the kernel's

@@ -189,7 +189,8 @@ static void settings(void)
   ofi.pack_ref = (int)env_size("LAPI_OFI_PACK_REF", 1, 0, 2);
   ofi.pack_stages = (uint32_t)env_size("LAPI_OFI_PACK_STAGES", 256, 1,
                                           OFI_PACK_STAGES_MAX);
-  ofi.max_read = env_size("LAPI_OFI_MAX_READ", 4u << 20, 4096, 1u << 30);
+  /* SIZE_MAX: not set (read_defaults: 1 MiB over tcp, else 4 MiB) */
+  ofi.max_read = env_size("LAPI_OFI_MAX_READ", SIZE_MAX, 4096, 1u << 30);
   /* SIZE_MAX: not set (the provider decides the default) */
   ofi.fast_read = env_size("LAPI_OFI_FAST_READ", SIZE_MAX, 0, 1u << 30);
   ofi.fin_always = env_flag("LAPI_OFI_FIN_ALWAYS", 0);
@@ -265,8 +266,6 @@ static int provider_up(struct lapi_boot *b)
   ofi.max_msg = i->ep_attr->max_msg_size;
   if (ofi.buf_size > ofi.max_msg)
     ofi.buf_size = ofi.max_msg;
-  if (ofi.max_read > ofi.max_msg)
-    ofi.max_read = ofi.max_msg;
   ofi.chunk = ofi.buf_size - sizeof(struct ofi_data);
   size_t room = ofi.buf_size - sizeof(struct ofi_rts) - LAPI_AM_MAX_UHDR -
                 OFI_DESC_HEAD - 16;
@@ -313,6 +312,16 @@ static void read_defaults(void)
    * ~30% more than four per read). */
   if (ofi.fast_read == SIZE_MAX)
     ofi.fast_read = strcmp(ofi.prov, "shm") == 0 ? 8192 : 0;
+  /* Where a read is a request and a response (tcp), one read of 4 MiB
+   * streamed slower than raw libfabric's one message; 1 MiB pieces, a
+   * window of them in flight, outran both (4 MiB Put/Amsend/Get
+   * streamed ~4700 -> ~7000 MB/s over tcp;ofi_rxm: docs/PERFORMANCE.md,
+   * "Read pieces over tcp"). */
+  if (ofi.max_read == SIZE_MAX)
+    ofi.max_read = rma_by_messages() ? OFI_MAX_READ_BY_MESSAGES
+                                     : OFI_MAX_READ_DEFAULT;
+  if (ofi.max_read > ofi.max_msg)
+    ofi.max_read = ofi.max_msg;
   /* The packed path's defaults (ofi_sink.c, ofi_packref.c say why). */
   if (ofi.pull_window == 0)
     ofi.pull_window = strcmp(ofi.prov, "shm") == 0 ? 4 : ofi.read_window;

@@ -489,6 +489,14 @@ int ofi_tight_registered(void)
   return __atomic_load_n(&tight_pollers, __ATOMIC_SEQ_CST);
 }
 
+/* An application thread polls the CQ now (a registration left to
+ * linger does not count: nobody polls on it). */
+static int app_polls(void)
+{
+  return __atomic_load_n(&tight_pollers, __ATOMIC_SEQ_CST) -
+             __atomic_load_n(&linger, __ATOMIC_SEQ_CST) > 0;
+}
+
 /* The packed path's PULLs and DATA need somebody's progress at both
  * ends, and nothing rings us for them without a doorbell or a wait fd
  * (tcp in polling mode): a progress thread napping 1 ms held each one
@@ -547,6 +555,11 @@ static void *progress_main(void *arg)
     int serve = (ofi.exposed || ofi.reads_posted || ofi.ready_head) &&
                 ofi.wait_fd < 0;
     int registered = __atomic_load_n(&tight_pollers, __ATOMIC_SEQ_CST) > 0;
+    /* Without a bell (tcp in polling mode) a thread of ours that polls
+     * serves the reads itself: polling beside it only fought it for the
+     * lock and a CPU (docs/PERFORMANCE.md, "Read pieces over tcp"). */
+    if (serve && !ofi_bell_on() && app_polls())
+      serve = 0;
     serve |= pull_serve();
     if (registered && linger_end_old())
       continue;
