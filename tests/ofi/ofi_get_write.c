@@ -16,7 +16,8 @@
  * per get, neither org_cntr nor tgt_cntr moves, and a Put afterwards
  * still works (nothing hangs).
  * White box (lapi_static): where the provider gives no RMA writes, or
- * CMA writes instead, it exits 77 (skipped).
+ * CMA writes instead, it exits 77 (skipped); but tcp;ofi_rxm with RMA
+ * must give them (a failure, not a skip, when they are off).
  */
 #include "ofi_test.h"
 
@@ -164,8 +165,15 @@ int main(void)
   ot_init(on_error, 100);
   pthread_mutex_lock(&ofi.lock);
   int on = ofi.rma_write && !ofi.cma && ofi.get_write_ok;
+  /* tcp;ofi_rxm gives RMA writes ordered before later sends: without
+   * them there, the capability check is broken, and a skip would hide
+   * it (the test could never fail). */
+  int owed = strstr(ofi.prov, "ofi_rxm") && ofi.has_rma && !ofi.cma &&
+             ofi.get_write_ok;
   long fault = ofi.write_fault;
   pthread_mutex_unlock(&ofi.lock);
+  OT_CHECK(on || !owed, "%s gives no RMA writes for gets (FI_WRITE, "
+           "FI_REMOTE_WRITE and FI_ORDER_SAW expected)", ofi.prov);
   if (!on || ot.n != 2) {
     if (ot.me == 0)
       printf("ofi_get_write: no RMA writes for gets here (or not 2 "
