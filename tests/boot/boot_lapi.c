@@ -33,14 +33,20 @@ static int qenv(lapi_handle_t h, lapi_query_t q)
   return v;
 }
 
+/* LAPI_Init, checked: 1 if the handle is open. */
+static int started(lapi_handle_t *h)
+{
+  lapi_info_t info;
+  memset(&info, 0, sizeof info);
+  int rc = LAPI_Init(h, &info);
+  CHECK(rc == LAPI_SUCCESS, "LAPI_Init returned %d", rc);
+  return rc == LAPI_SUCCESS;
+}
+
 static void job(void)
 {
   lapi_handle_t h;
-  lapi_info_t info;
-  memset(&info, 0, sizeof info);
-  int rc = LAPI_Init(&h, &info);
-  CHECK(rc == LAPI_SUCCESS, "LAPI_Init returned %d", rc);
-  if (rc != LAPI_SUCCESS)
+  if (!started(&h))
     return;
   int me = qenv(h, TASK_ID), n = qenv(h, NUM_TASKS);
   const char *er = getenv("LAPIRUN_RANK"), *es = getenv("LAPIRUN_SIZE");
@@ -65,7 +71,8 @@ static void job(void)
   lapi_long_t *tab64 = malloc((size_t)n * sizeof *tab64);
   memset(tab, 0xee, (size_t)n * sizeof *tab);
   memset(tab64, 0xee, (size_t)n * sizeof *tab64);
-  rc = LAPI_Address_init(h, (void *)(uintptr_t)(0x10000 * (me + 1) + 8), tab);
+  int rc = LAPI_Address_init(h, (void *)(uintptr_t)(0x10000 * (me + 1) + 8),
+                              tab);
   CHECK(rc == LAPI_SUCCESS, "LAPI_Address_init returned %d", rc);
   for (int t = 0; t < n; t++)
     CHECK(tab[t] == (void *)(uintptr_t)(0x10000 * (t + 1) + 8),
@@ -99,11 +106,7 @@ static void unreachable(void)
 static void noterm(void)
 {
   lapi_handle_t h;
-  lapi_info_t info;
-  memset(&info, 0, sizeof info);
-  int rc = LAPI_Init(&h, &info);
-  CHECK(rc == LAPI_SUCCESS, "LAPI_Init returned %d", rc);
-  if (rc != LAPI_SUCCESS)
+  if (!started(&h))
     return;
   int me = qenv(h, TASK_ID);
   CHECK(LAPI_Senv(h, TIMEOUT, 2) == LAPI_SUCCESS, "LAPI_Senv(TIMEOUT)");
@@ -112,7 +115,7 @@ static void noterm(void)
     exit(0);
   lapi_cntr_t never;
   LAPI_Setcntr(h, &never, 0);
-  rc = LAPI_Waitcntr(h, &never, 1, NULL);
+  int rc = LAPI_Waitcntr(h, &never, 1, NULL);
   CHECK(rc == LAPI_ERR_TIMEOUT, "Waitcntr returned %d", rc);
   CHECK(LAPI_Term(h) == LAPI_SUCCESS, "LAPI_Term");
 }

@@ -250,10 +250,13 @@ static int provider_up(struct lapi_boot *b)
   /* A GET's target may write the origin's buffer by RMA (OFI_GET_WRITE)
    * where its FIN, sent once the write completed, cannot overtake the
    * written data (FI_ORDER_SAW: tcp;ofi_rxm has it, one connection per
-   * pair of endpoints). */
+   * pair of endpoints).  On both sides: ordering holds only where the
+   * receiving side (the origin, which takes the write, then the FIN)
+   * orders too (fi_endpoint(3), msg_order). */
   ofi.rma_write = ofi.has_rma && (i->caps & FI_WRITE) &&
                   (i->caps & FI_REMOTE_WRITE) &&
-                  (i->tx_attr->msg_order & FI_ORDER_SAW);
+                  (i->tx_attr->msg_order & FI_ORDER_SAW) &&
+                  (i->rx_attr->msg_order & FI_ORDER_SAW);
   ofi.mr_mode = (uint64_t)i->domain_attr->mr_mode;
   ofi.inject_size = i->tx_attr->inject_size;
   ofi.iov_limit = i->tx_attr->iov_limit ? i->tx_attr->iov_limit : 1;

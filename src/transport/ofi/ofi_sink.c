@@ -59,6 +59,16 @@ static void ready_add(struct ofi_xfer *x)
   ofi.ready_tail = x;
 }
 
+/* The read cursor at the start: the first remote segment, the local
+ * side (local) from its beginning. */
+static void read_cursor_start(struct ofi_xfer *x, const lapi_vec_t *local)
+{
+  lapi_vec_walk_init(&x->dw, local);
+  x->lcur_left = 0;
+  x->rseg_i = 0;
+  x->rseg_off = 0;
+}
+
 /* The end of an AM or put at its target: FIN, or counted for the
  * acknowledgement when the origin sent it without one (after a NAK if
  * it failed: the origin hears the status either way). */
@@ -313,10 +323,7 @@ static void start_data(struct ofi_xfer *x)
   x->use_rma = x->mode == OFI_MODE_RMA && dest_friendly(x->dest, x->want);
   if (x->use_rma) {
     ofi.st.rma++;
-    lapi_vec_walk_init(&x->dw, x->dest);
-    x->lcur_left = 0;
-    x->rseg_i = 0;
-    x->rseg_off = 0;
+    read_cursor_start(x, x->dest);
   } else {
     ofi.st.pull++;
   }
@@ -733,10 +740,7 @@ static void get_write_rma(struct ofi_xfer *x)
   x->issued = x->done = 0;
   x->inflight = 0;
   x->use_rma = 1;
-  lapi_vec_walk_init(&x->dw, x->src);
-  x->lcur_left = 0;
-  x->rseg_i = 0;
-  x->rseg_off = 0;
+  read_cursor_start(x, x->src);
   ready_add(x);
 }
 
@@ -1267,10 +1271,7 @@ static int am_cma_here(struct ofi_xfer *x)
   x->issued = x->done = 0;
   x->inflight = 0;
   x->use_rma = 1;
-  lapi_vec_walk_init(&x->dw, x->dest);
-  x->lcur_left = 0;
-  x->rseg_i = 0;
-  x->rseg_off = 0;
+  read_cursor_start(x, x->dest);
   ofi.st.rma++;
   return 1;
 }
