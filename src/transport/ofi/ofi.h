@@ -722,6 +722,11 @@ void ofi_owed_free(void);
 /* ofi_fault.c: test hooks, off unless their variables are set */
 extern int ofi_mangle_every;  /* LAPI_OFI_TEST_MANGLE */
 extern int ofi_nomem_every;   /* LAPI_OFI_TEST_NOMEM */
+extern int ofi_badkey_every;  /* LAPI_OFI_TEST_BAD_KEY */
+/* The bad key hook: every ofi_badkey_every-th call spoils the first of
+ * the segments an RTS or GET packet offers (its key, or with CMA its
+ * address), so that the peer's RMA on it fails or is never served. */
+void ofi_badkey_apply(struct ofi_seg *segs, uint32_t nseg);
 void ofi_fault_settings(void);
 /* After b was posted: every ofi_mangle_every-th packet is followed by an
  * invalid copy of it (one class of enum ofi_bad at a time). */

@@ -32,6 +32,13 @@
  * (ofi_buf_get) fails, as under memory exhaustion; everything that must
  * still be sent is owed and sent later (ofi_send.c).
  *
+ * LAPI_OFI_TEST_BAD_KEY=N: every Nth RTS that hands its data over by RMA
+ * and every Nth GET the target writes back (OFI_GET_WRITE) advertises a
+ * region the peer cannot use: with provider RMA a wrong key (tcp;ofi_rxm
+ * then stops serving that connection, no error completion ever comes),
+ * with CMA an address not mapped here (the read or write fails at once).
+ * Only the packet's copy is changed: our own region stays registered.
+ *
  * Everything here runs under ofi.lock.
  */
 #include <stdlib.h>
@@ -41,7 +48,8 @@
 
 int ofi_mangle_every;
 int ofi_nomem_every;
-static unsigned long mangle_count, nomem_count;
+int ofi_badkey_every;
+static unsigned long mangle_count, nomem_count, badkey_count;
 static uint64_t injected[OFI_BAD_N];
 static unsigned stale_flip; /* alternates gone / never existed */
 static unsigned nak_flip;   /* alternates the two NAK faults */
@@ -59,13 +67,28 @@ void ofi_fault_settings(void)
 {
   ofi_mangle_every = env_every("LAPI_OFI_TEST_MANGLE");
   ofi_nomem_every = env_every("LAPI_OFI_TEST_NOMEM");
-  mangle_count = nomem_count = 0;
+  ofi_badkey_every = env_every("LAPI_OFI_TEST_BAD_KEY");
+  mangle_count = nomem_count = badkey_count = 0;
   stale_flip = nak_flip = 0;
   memset(injected, 0, sizeof injected);
   if (ofi_mangle_every || ofi_nomem_every)
     LAPI_LOG(LAPI_LOG_INFO, "ofi: test hooks on: an invalid copy after "
              "every %d-th packet, every %d-th buffer allocation fails",
              ofi_mangle_every, ofi_nomem_every);
+  if (ofi_badkey_every)
+    LAPI_LOG(LAPI_LOG_INFO, "ofi: test hook on: every %d-th RMA offer "
+             "names a region the peer cannot use", ofi_badkey_every);
+}
+
+void ofi_badkey_apply(struct ofi_seg *segs, uint32_t nseg)
+{
+  if (!ofi_badkey_every || nseg == 0 ||
+      ++badkey_count % (unsigned)ofi_badkey_every)
+    return;
+  if (ofi.cma)
+    segs[0].addr = 4096; /* below mmap_min_addr: never mapped */
+  else
+    segs[0].key ^= 0x5a5a5a5a00000000ull | 0x3c3c;
 }
 
 int ofi_nomem_now(void)

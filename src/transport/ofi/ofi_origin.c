@@ -391,6 +391,8 @@ static void launch_rts(struct ofi_xfer *x)
   unsigned char *p = (unsigned char *)(r + 1);
   if (x->nseg) {
     memcpy(p, x->segs, x->nseg * sizeof(struct ofi_seg));
+    if (ofi_badkey_every)
+      ofi_badkey_apply((struct ofi_seg *)p, x->nseg);
     p += x->nseg * sizeof(struct ofi_seg);
   }
   if (x->uhdr_len)
@@ -472,6 +474,8 @@ static void launch_get(struct ofi_xfer *x)
                         ofi.cma ? 0 : fi_mr_key(x->mrs[0])};
     memset((unsigned char *)g + sizeof *g + x->desc_len, 0,
            wat - sizeof *g - x->desc_len);
+    if (ofi_badkey_every)
+      ofi_badkey_apply(&w, 1);
     memcpy((unsigned char *)g + wat, &w, sizeof w);
   }
   ofi_send(b, x->peer, x->id);

@@ -200,9 +200,22 @@ static void completion_error(void)
     ofi_bad_pkt(why, UINT32_MAX);
     ofi_repost((struct ofi_buf *)c);
     break;
-  case OFI_C_READ:
+  case OFI_C_READ: {
+    /* The provider failed our RMA (not a CMA read: those never come
+     * here).  tcp;ofi_rxm says FI_ECANCELED when it tore the connection
+     * down, e.g. after a key it did not know, and packets of ours on it
+     * (a FIN) went with it, unreported, while a new connection carries
+     * PINGs on: as after a failed send, the peer is gone, or its
+     * transfer would wait for our FIN forever. */
+    struct ofi_xfer *x = ofi_xfer_find(((struct ofi_read *)c)->xid);
+    if (x && !x->failed) {
+      char what[200];
+      snprintf(what, sizeof what, "its RMA failed: %s", why);
+      ofi_peer_fail(x->peer, LAPI_ERR_RECV_INCOMP, what);
+    }
     ofi_on_read_done((struct ofi_read *)c, e.err ? e.err : FI_EIO);
     break;
+  }
   default:
     break;
   }
