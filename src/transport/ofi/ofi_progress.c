@@ -507,7 +507,7 @@ int ofi_tight_registered(void)
 static int app_polls(void)
 {
   return __atomic_load_n(&tight_pollers, __ATOMIC_SEQ_CST) -
-             __atomic_load_n(&linger, __ATOMIC_SEQ_CST) > 0;
+             linger_count(__atomic_load_n(&linger, __ATOMIC_SEQ_CST)) > 0;
 }
 
 /* The packed path's PULLs and DATA need somebody's progress at both
@@ -524,9 +524,7 @@ static int pull_serve(void)
   if ((!ofi.pulls_out && !ofi.pull_sources) || ofi.wait_fd >= 0 ||
       ofi_bell_on())
     return 0;
-  int polling = __atomic_load_n(&tight_pollers, __ATOMIC_SEQ_CST) -
-                linger_count(__atomic_load_n(&linger, __ATOMIC_SEQ_CST));
-  return polling <= 0;
+  return !app_polls();
 }
 
 static void *progress_main(void *arg)
