@@ -1439,7 +1439,9 @@ static int issue(struct ofi_xfer *x)
       break;
     if (rc < 0) {
       char why[160];
-      snprintf(why, sizeof why, "an RMA read could not be posted: %s",
+      snprintf(why, sizeof why, "%s could not be posted: %s",
+               !rma ? "a PULL" : x->get_write ? "an RMA write of a Get's data"
+                                              : "an RMA read",
                fi_strerror(-rc));
       sink_incomplete(x, INT_ERR, why); /* off the list: caller unlinked */
       return -1;
