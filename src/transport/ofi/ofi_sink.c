@@ -45,6 +45,8 @@ static void pulls_ended(long n);
 static void get_after_desc(struct ofi_xfer *x);
 static void get_write(struct ofi_xfer *x);
 static void get_write_end(struct ofi_xfer *x, int err);
+static int cma_next(struct ofi_xfer *x, struct iovec *l, struct iovec *r,
+                    struct fi_rma_iov *rr, size_t max);
 
 static void ready_add(struct ofi_xfer *x)
 {
@@ -726,12 +728,12 @@ static void get_after_desc(struct ofi_xfer *x)
   ofi_source_start(x);
 }
 
-/* OFI_GET_WRITE by RMA (no CMA): the origin's buffer is one remote
- * segment under its key, our memory the local side of the read cursor,
- * and the writes go out as reads do (issue_read: up to iov_limit local
- * pieces and max_read bytes each, read_window in flight); the last
- * completion ends the get (get_write_end). */
-static void get_write_rma(struct ofi_xfer *x)
+/* OFI_GET_WRITE: the origin's buffer is one remote segment (under its
+ * key, or by address with CMA), our memory the local side of the read
+ * cursor.  By RMA the writes go out as reads do (issue_read: up to
+ * iov_limit local pieces and max_read bytes each, read_window in
+ * flight); the last completion ends the get (get_write_end). */
+static void get_write_cursor(struct ofi_xfer *x)
 {
   x->rsegs = &x->wseg;
   x->nrseg = 1;
@@ -741,7 +743,6 @@ static void get_write_rma(struct ofi_xfer *x)
   x->inflight = 0;
   x->use_rma = 1;
   read_cursor_start(x, x->src);
-  ready_add(x);
 }
 
 /* The end of a get written into its origin's buffer (OFI_GET_WRITE):
@@ -760,40 +761,21 @@ static void get_write_end(struct ofi_xfer *x, int err)
 }
 
 /* OFI_GET_WRITE: our memory (x->src) into the origin's buffer by CMA
- * (else by RMA writes, get_write_rma), then get_write_end. */
+ * (cma_next at the cursor, as issue_cma reads), else by RMA writes;
+ * then get_write_end. */
 static void get_write(struct ofi_xfer *x)
 {
+  get_write_cursor(x);
   if (!ofi.cma) {
-    get_write_rma(x);
+    ready_add(x);
     return;
   }
-  static struct iovec l[OFI_CMA_IOV]; /* under ofi.lock */
-  struct iovec r = {(void *)(uintptr_t)x->wseg.addr, (size_t)x->wseg.len};
-  struct lapi_vec_walk w;
-  lapi_vec_walk_init(&w, x->src);
-  size_t left = x->data_len;
+  static struct iovec l[OFI_CMA_IOV], r[OFI_CMA_IOV]; /* under ofi.lock */
+  static struct fi_rma_iov rr[OFI_CMA_IOV];
   int err = 0;
-  while (left > 0 && err == 0) {
-    size_t nl = 0, bytes = 0, cap = left < ofi.max_read ? left : ofi.max_read;
-    void *a;
-    size_t n;
-    while (nl < OFI_CMA_IOV && bytes < cap &&
-           lapi_vec_walk_next(&w, cap - bytes, &a, &n)) {
-      l[nl].iov_base = a;
-      l[nl].iov_len = n;
-      nl++;
-      bytes += n;
-    }
-    if (bytes == 0) { /* cannot happen after the checks of the GET */
-      err = -EFAULT;
-      break;
-    }
-    struct iovec rr = r;
+  while (x->issued < x->want && err == 0) {
     ofi.st.cma_writes++;
-    err = ofi_cma_write(x->peer, l, nl, &rr, 1, bytes);
-    r.iov_base = (char *)r.iov_base + bytes;
-    r.iov_len -= bytes;
-    left -= bytes;
+    err = cma_next(x, l, r, rr, OFI_CMA_IOV);
   }
   get_write_end(x, err);
 }
@@ -963,7 +945,7 @@ void ofi_on_read_done(struct ofi_read *rd, int err)
     return;
   x->inflight--;
   if (x->role == OFI_R_SOURCE) {
-    /* An RMA write of a GET's target (get_write_rma): the first failure
+    /* An RMA write of a GET's target (get_write): the first failure
      * ends the get; the writes still out complete into nothing. */
     x->done += bytes;
     if (err || x->done >= x->want)
@@ -1118,7 +1100,7 @@ static void read_failed(struct ofi_xfer *x, const char *what)
 
 /*
  * Post one read (for a GET's target writing its origin's buffer,
- * get_write_rma: one write, the cursor's local pieces being the
+ * get_write: one write, the cursor's local pieces being the
  * source); 0 posted, -FI_EAGAIN, other < 0 failed, 1 nothing to do.
  */
 static int issue_read(struct ofi_xfer *x)
@@ -1203,10 +1185,11 @@ static int issue_read(struct ofi_xfer *x)
   return 0;
 }
 
-/* One CMA read at x's read cursor, up to max pieces a side (room at l,
+/* One CMA read at x's read cursor (a write for a GET's target writing
+ * its origin's buffer, get_write), up to max pieces a side (room at l,
  * r and rr): 0 (x->issued and x->done moved on) or -errno. */
-static int cma_read_next(struct ofi_xfer *x, struct iovec *l,
-                         struct iovec *r, struct fi_rma_iov *rr, size_t max)
+static int cma_next(struct ofi_xfer *x, struct iovec *l,
+                    struct iovec *r, struct fi_rma_iov *rr, size_t max)
 {
   struct read_run run = {
     .l = l, .r = rr, .lmax = max, .rmax = max, .absolute = 1, .fast = 0,
@@ -1218,7 +1201,9 @@ static int cma_read_next(struct ofi_xfer *x, struct iovec *l,
     r[i].iov_base = (void *)(uintptr_t)rr[i].addr;
     r[i].iov_len = (size_t)rr[i].len;
   }
-  int err = ofi_cma_read(x->peer, l, run.nl, r, run.nr, run.bytes);
+  int err = x->role == OFI_R_SOURCE
+                ? ofi_cma_write(x->peer, l, run.nl, r, run.nr, run.bytes)
+                : ofi_cma_read(x->peer, l, run.nl, r, run.nr, run.bytes);
   if (err == 0) {
     x->issued += run.bytes;
     x->done += run.bytes;
@@ -1241,7 +1226,7 @@ static void issue_cma(struct ofi_xfer *x)
   for (int k = 0; k < ofi.read_window && x->issued < x->want; k++) {
     ofi.st.reads++;
     ofi.st.cma_reads++;
-    int err = cma_read_next(x, l, r, rr, OFI_CMA_IOV);
+    int err = cma_next(x, l, r, rr, OFI_CMA_IOV);
     if (err) {
       read_failed(x, strerror(-err));
       return;
@@ -1287,7 +1272,7 @@ static void am_cma_run(struct ofi_xfer *x)
   int err = 0;
   while (x->issued < x->want && err == 0) {
     calls++;
-    err = cma_read_next(x, l, r, rr, AM_CMA_IOV);
+    err = cma_next(x, l, r, rr, AM_CMA_IOV);
   }
   pthread_mutex_lock(&ofi.lock);
   ofi.st.reads += (uint64_t)calls;
