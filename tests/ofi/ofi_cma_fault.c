@@ -184,16 +184,8 @@ int main(void)
   if (ot.me == 0) {
     lapi_cntr_t org;
     LAPI_Setcntr(ot.h, &org, 0);
-    lapi_xfer_t x;
-    memset(&x, 0, sizeof x);
-    x.Put.Xfer_type = LAPI_PUT_XFER;
-    x.Put.tgt = 1;
-    x.Put.tgt_addr = (lapi_long_t)(uintptr_t)dsts[1];
-    x.Put.org_addr = am_src;
-    x.Put.len = sizeof am_src;
-    x.Put.shdlr = put_shdlr;
-    x.Put.tgt_cntr = (lapi_long_t)(uintptr_t)cntrs[1];
-    x.Put.org_cntr = &org;
+    lapi_xfer_t x = ot_xfer_put(1, dsts[1], am_src, sizeof am_src,
+                                put_shdlr, cntrs[1], &org);
     OT_OK(LAPI_Xfer(ot.h, &x));
     OT_OK(LAPI_Waitcntr(ot.h, &org, 1, NULL));
     while (__atomic_load_n(&put_reason, __ATOMIC_SEQ_CST) == -1) {

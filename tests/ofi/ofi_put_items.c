@@ -53,16 +53,8 @@ static long put_once(void *tbox, void *tcntr, int with_shdlr)
 {
   lapi_cntr_t org;
   LAPI_Setcntr(ot.h, &org, 0);
-  lapi_xfer_t x;
-  memset(&x, 0, sizeof x);
-  x.Put.Xfer_type = LAPI_PUT_XFER;
-  x.Put.tgt = 1;
-  x.Put.tgt_addr = (lapi_long_t)(uintptr_t)tbox;
-  x.Put.org_addr = data;
-  x.Put.len = LEN;
-  x.Put.shdlr = with_shdlr ? shdlr : NULL;
-  x.Put.tgt_cntr = (lapi_long_t)(uintptr_t)tcntr;
-  x.Put.org_cntr = &org;
+  lapi_xfer_t x = ot_xfer_put(1, tbox, data, LEN, with_shdlr ? shdlr : NULL,
+                              tcntr, &org);
   mallocs = 0;
   counting = 1;
   int rc = LAPI_Xfer(ot.h, &x);

@@ -208,6 +208,26 @@ static inline void *ot_hdr_inbox(lapi_handle_t *h, void *uhdr,
   return ot_inbox;
 }
 
+/* A LAPI_Xfer put of len bytes at org into tgt_addr at task tgt, with
+ * its send handler (or NULL), remote tgt_cntr (or NULL) and org_cntr;
+ * every other field zero. */
+static inline lapi_xfer_t ot_xfer_put(uint tgt, void *tgt_addr, void *org,
+                                      ulong len, scompl_hndlr_t *shdlr,
+                                      void *tgt_cntr, lapi_cntr_t *org_cntr)
+{
+  lapi_xfer_t x;
+  memset(&x, 0, sizeof x);
+  x.Put.Xfer_type = LAPI_PUT_XFER;
+  x.Put.tgt = tgt;
+  x.Put.tgt_addr = (lapi_long_t)(uintptr_t)tgt_addr;
+  x.Put.org_addr = org;
+  x.Put.len = len;
+  x.Put.shdlr = shdlr;
+  x.Put.tgt_cntr = (lapi_long_t)(uintptr_t)tgt_cntr;
+  x.Put.org_cntr = org_cntr;
+  return x;
+}
+
 /* Byte i of the stream numbered seed. */
 static inline unsigned char ot_byte(uint32_t seed, size_t i)
 {
