@@ -626,6 +626,15 @@ static void after_desc(struct ofi_xfer *x)
 
 /* ----------------------------------------------------------------- GET */
 
+/* A malformed GET: its header passed ofi_pkt_check, so it names its
+ * sender and transfer, and the origin hears the refusal (FIN) instead of
+ * waiting for TIMEOUT. */
+static void get_refuse(const struct ofi_get *g, const char *why)
+{
+  ofi_bad_pkt(why, g->h.src);
+  ofi_send_fin(g->h.src, g->h.hndl, g->h.id, LAPI_ERR_UNKNOWN);
+}
+
 void ofi_on_get(const struct ofi_get *g, size_t len)
 {
   uint src = g->h.src;
@@ -635,8 +644,7 @@ void ofi_on_get(const struct ofi_get *g, size_t len)
    * follows it. */
   if ((g->flags & ~OFI_GET_WRITE) ||
       (wr && (!(ofi.cma || ofi.rma_write) || !g->desc_inline))) {
-    ofi_bad_pkt("GET flags", src);
-    ofi_send_fin(src, g->h.hndl, g->h.id, LAPI_ERR_UNKNOWN);
+    get_refuse(g, "GET flags");
     return;
   }
   size_t wat = g->desc_inline && g->desc_len <= len
@@ -646,10 +654,7 @@ void ofi_on_get(const struct ofi_get *g, size_t len)
                      : (len != sizeof *g || g->desc_len == 0 ||
                         g->desc_len > DESC_MAX) ||
       g->data_len > (uint64_t)LAPI_MAX_MSG_SZ) {
-    /* Its header passed ofi_pkt_check: it names its sender and transfer,
-     * so the origin hears the refusal instead of waiting for TIMEOUT. */
-    ofi_bad_pkt("GET sizes", src);
-    ofi_send_fin(src, g->h.hndl, g->h.id, LAPI_ERR_UNKNOWN);
+    get_refuse(g, "GET sizes");
     return;
   }
   struct ofi_seg w = {0, 0, 0};
@@ -657,8 +662,7 @@ void ofi_on_get(const struct ofi_get *g, size_t len)
     memcpy(&w, (const unsigned char *)g + wat, sizeof w);
     if (w.len != g->data_len || w.len == 0 || (ofi.cma && w.key != 0) ||
         w.addr + w.len < w.addr) {
-      ofi_bad_pkt("GET origin segment", src);
-      ofi_send_fin(src, g->h.hndl, g->h.id, LAPI_ERR_UNKNOWN);
+      get_refuse(g, "GET origin segment");
       return;
     }
   }
