@@ -160,6 +160,8 @@ static void launch(struct ofi_xfer *x);
 static int credit_take(struct ofi_xfer *x)
 {
   struct ofi_peer *p = &ofi.peers[x->peer];
+  if (p->credits <= 0 && ofi.ack_owed == x->peer + 1)
+    ofi_ack_settle(); /* a pass owes the peer's credits back */
   if (p->credits > 0 && p->wq_head == NULL) {
     p->credits--;
     x->holds_credit = 1;
@@ -647,6 +649,10 @@ static int am_send_direct(struct lapi_hndl *h, const struct lapi_tp_am *am)
   struct ofi_peer *p = &ofi.peers[peer];
   size_t len = sizeof(struct ofi_short) + ofi_align8(am->uhdr_len) +
                am->udata_len;
+  /* Counts a pass owes from the peer first, if they may decide (not on
+   * a ping-pong's answer: its credits are not out). */
+  if (ofi.ack_owed == peer + 1 && (p->credits <= 0 || !ofi_nofin_room(peer)))
+    ofi_ack_settle();
   if (am->org_vec || am->cmpl_cntr || am->shdlr ||
       am->udata_len > ofi.eager_limit || len > ofi.buf_size ||
       p->credits <= 0 || p->wq_head || !ofi_nofin_room(peer))
