@@ -87,19 +87,10 @@ static long next_units(const struct bench_plan *plan, long units, double dt)
   return target;
 }
 
-/* Side 0's repetition count, from the last sizing run. */
-static int reps_for(const struct bench_plan *plan, long units, long sized,
-                    double dt)
-{
-  double rep = dt / (double)sized * (double)units; /* one repetition, s */
-  int reps = plan->reps;
-  if (rep > 0 && rep * reps > plan->max_time)
-    reps = (int)(plan->max_time / rep);
-  return reps < plan->min_reps ? plan->min_reps : reps;
-}
-
-int bench_measure(const struct bench_plan *plan, bench_run_fn run,
-                  bench_agree_fn agree, void *arg, double *per_unit)
+/* Warms `run` up and sizes it (see bench_measure); returns the unit count
+   of a repetition and sets *rep_s to side 0's estimate of its seconds. */
+static long size_run(const struct bench_plan *plan, bench_run_fn run,
+                     bench_agree_fn agree, void *arg, double *rep_s)
 {
   long units = 1, sized;
   double dt;
@@ -120,9 +111,42 @@ int bench_measure(const struct bench_plan *plan, bench_run_fn run,
     }
     units = next;
   }
-  int reps = (int)agree(arg, reps_for(plan, units, sized, dt));
+  *rep_s = dt / (double)sized * (double)units;
+  return units;
+}
+
+/* Side 0's repetition count for repetitions of rep_s seconds in all. */
+static int reps_for(const struct bench_plan *plan, double rep_s, int nruns)
+{
+  int reps = plan->reps;
+  if (rep_s > 0 && rep_s * reps > plan->max_time * nruns)
+    reps = (int)(plan->max_time * nruns / rep_s);
+  return reps < plan->min_reps ? plan->min_reps : reps;
+}
+
+int bench_measure(const struct bench_plan *plan, bench_run_fn run,
+                  bench_agree_fn agree, void *arg, double *per_unit)
+{
+  return bench_measure_group(plan, 1, &run, &arg, agree, &per_unit);
+}
+
+int bench_measure_group(const struct bench_plan *plan, int nruns,
+                        const bench_run_fn *runs, void *const *args,
+                        bench_agree_fn agree, double **per_unit)
+{
+  long units[BENCH_MAX_GROUP];
+  double round_s = 0;
+  if (nruns < 1 || nruns > BENCH_MAX_GROUP)
+    return 0;
+  for (int i = 0; i < nruns; i++) {
+    double rep_s;
+    units[i] = size_run(plan, runs[i], agree, args[i], &rep_s);
+    round_s += rep_s;
+  }
+  int reps = (int)agree(args[0], reps_for(plan, round_s, nruns));
   for (int r = 0; r < reps; r++)
-    per_unit[r] = run(arg, units) / (double)units;
+    for (int i = 0; i < nruns; i++)
+      per_unit[i][r] = runs[i](args[i], units[i]) / (double)units[i];
   return reps;
 }
 

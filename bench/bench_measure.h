@@ -55,11 +55,27 @@ struct bench_plan bench_plan_of(int quick);
 int bench_measure(const struct bench_plan *plan, bench_run_fn run,
                   bench_agree_fn agree, void *arg, double *per_unit);
 
+/*
+ * bench_measure for several runs whose figures are to be compared (LAPI
+ * and its baseline): each is warmed up and sized on its own as above,
+ * then their repetitions alternate (runs[0], runs[1], ..., runs[0], ...),
+ * so that the load of the moment weighs on all of them alike.  The
+ * repetition count is the same for all: plan->reps, or fewer (not under
+ * min_reps) if one round would take more than max_time per run.
+ * per_unit[i][r] gets run i's repetition r.  Returns the repetitions run.
+ * Collective.
+ */
+int bench_measure_group(const struct bench_plan *plan, int nruns,
+                        const bench_run_fn *runs, void *const *args,
+                        bench_agree_fn agree, double **per_unit);
+
 /* Messages in flight in the streaming runs (then one acknowledgement). */
 #define BENCH_WINDOW 64
 /* The largest message of the size tables. */
 #define BENCH_MAX_SIZE ((size_t)4 << 20)
 #define BENCH_MAX_SIZES 16
+/* The most runs bench_measure_group alternates. */
+#define BENCH_MAX_GROUP 4
 
 /*
  * The sizes of the latency and bandwidth tables, the same on both sides of
