@@ -412,6 +412,9 @@ struct ofi_xfer {
   int failed;
   int no_fin;                /* SINK: acknowledge by count, seq nf_seq */
   uint32_t nf_seq;
+  int nf_soon;               /* SOURCE: no-FIN but waited for: kept until
+                                the counts cover nf_seq (peer's nf_xfer) */
+  int nf_status;             /* nf_soon: its NAK's status, if one came */
 
   /* R_GET: the origin's destination. */
   const lapi_vec_t *org_dst;
@@ -450,12 +453,15 @@ struct ofi_peer {
   uint32_t nf_done;          /* how many it said it completed (credits) */
   uint32_t nf_asked;         /* what our last ACK_REQ waits for */
   int nf_asking;             /* it is not answered yet */
+  int nf_soon_new;           /* kept messages sent since ofi_soon_ask */
   uint32_t nf_watched;       /* nf_acked at the watchdog's last look */
   /* The counts of a SHORT read by a tight poller, applied at the owed
    * end of its pass (ofi_ack_settle): valid while ofi.ack_owed names
    * this peer. */
   uint32_t owed_ack_done, owed_ack_seq;
   struct lapi_hndl **nf_hndl; /* by seq % window: whose Fence waits */
+  struct ofi_xfer **nf_xfer;  /* by seq % window: the nf_soon ones,
+                                 finished when acknowledged */
   uint64_t nf_naked[OFI_NOFIN_WINDOW / 64]; /* NAK heard, by seq */
   /* No-FIN messages it sent us. */
   uint32_t in_done;          /* completed */
@@ -498,6 +504,7 @@ struct ofi_state {
   int up;
   uint me, ntasks;           /* this core group, core groups (peers) */
   uint tpc;                  /* LAPI tasks per core group (CPE tasks) */
+  int soon_unasked;          /* nf_soon transfers sent since we asked */
 
   /* Settings, fixed while up. */
   size_t buf_size;           /* packet buffer bytes */
@@ -532,6 +539,8 @@ struct ofi_state {
                                 RMA write of a GET fails (testing aid) */
   int polling_start;         /* the first handle started in polling mode */
   int fin_always;            /* LAPI_OFI_FIN_ALWAYS: no no-FIN messages */
+  int cmpl_by_count;         /* LAPI_OFI_CMPL_BY_COUNT: waited-for eager
+                                messages acknowledged by count */
   int cma;                   /* RMA reads by cross-memory attach, job-wide
                                 (ofi_cma.c); sources register nothing */
   char prov[64];
@@ -818,6 +827,15 @@ int ofi_ack_in(const struct ofi_hdr *hd);
 void ofi_ack_settle(void);
 int ofi_nofin_arrived(uint peer, uint32_t seq);
 void ofi_nofin_end(uint peer, uint32_t seq);
+/* Origin: x, sent without a FIN as number seq but waited for, stays
+ * until the counts cover it (ofi_soon_landed) or it is freed. */
+void ofi_nofin_keep(struct ofi_xfer *x, uint32_t seq);
+void ofi_nofin_forget(struct ofi_xfer *x);
+/* A poll found nothing to do: ask for the counts of the kept ones. */
+void ofi_soon_ask(void);
+/* ofi_origin.c: a kept message of ours completed at its target
+ * (x->nf_status: LAPI_SUCCESS or its NAK's): what its FIN would do. */
+void ofi_soon_landed(struct ofi_xfer *x);
 void ofi_on_ack_req(const struct ofi_hdr *hd);
 /* The no-FIN message numbered seq from peer failed here with status
  * (kind: OFI_K_AM or OFI_K_PUT; hndl: its handle key): NAK, then it

@@ -76,6 +76,11 @@ int ofi_nofin_room(uint peer)
     if (p->nf_hndl == NULL)
       return 0;
   }
+  if (p->nf_xfer == NULL) {
+    p->nf_xfer = calloc(OFI_NOFIN_WINDOW, sizeof *p->nf_xfer);
+    if (p->nf_xfer == NULL)
+      return 0;
+  }
   return (uint32_t)(p->nf_next - p->nf_acked) < OFI_NOFIN_WINDOW;
 }
 
@@ -91,16 +96,50 @@ uint32_t ofi_nofin_take(uint peer, struct lapi_hndl *h)
   return seq;
 }
 
-/* Messages numbered [nf_acked, upto) completed, or never will. */
+/* Messages numbered [nf_acked, upto) completed, or never will.  A kept
+ * one (nf_soon) finishes as its FIN would have finished it, its landing
+ * included. */
 static void landed_upto(struct ofi_peer *p, uint32_t upto)
 {
   while (p->nf_acked != upto) {
-    struct lapi_hndl *h = p->nf_hndl[p->nf_acked % OFI_NOFIN_WINDOW];
-    p->nf_hndl[p->nf_acked % OFI_NOFIN_WINDOW] = NULL;
+    uint32_t slot = p->nf_acked % OFI_NOFIN_WINDOW;
+    struct lapi_hndl *h = p->nf_hndl[slot];
+    struct ofi_xfer *x = p->nf_xfer[slot];
+    p->nf_hndl[slot] = NULL;
+    p->nf_xfer[slot] = NULL;
     bit_set(p->nf_naked, p->nf_acked, 0);
     p->nf_acked++;
     ofi.nf_unacked--;
-    lapi_am_origin_landed(h);
+    if (x) {
+      x->nf_soon = 0;
+      ofi_soon_landed(x);
+    } else if (h) {
+      lapi_am_origin_landed(h);
+    }
+  }
+}
+
+void ofi_nofin_keep(struct ofi_xfer *x, uint32_t seq)
+{
+  struct ofi_peer *p = &ofi.peers[x->peer];
+  x->nf_soon = 1;
+  x->nf_seq = seq;
+  x->nf_status = LAPI_SUCCESS;
+  p->nf_xfer[seq % OFI_NOFIN_WINDOW] = x;
+  p->nf_soon_new = 1;
+  ofi.soon_unasked = 1;
+}
+
+/* x goes another way (its peer failed: the sweep fails it, landing
+ * included): the counts no longer finish it. */
+void ofi_nofin_forget(struct ofi_xfer *x)
+{
+  struct ofi_peer *p = &ofi.peers[x->peer];
+  uint32_t slot = x->nf_seq % OFI_NOFIN_WINDOW;
+  x->nf_soon = 0;
+  if (p->nf_xfer && p->nf_xfer[slot] == x) {
+    p->nf_xfer[slot] = NULL;
+    p->nf_hndl[slot] = NULL;
   }
 }
 
@@ -109,8 +148,14 @@ static void landed_upto(struct ofi_peer *p, uint32_t upto)
 void ofi_nofin_peer_fail(uint peer)
 {
   struct ofi_peer *p = &ofi.peers[peer];
-  if (p->nf_hndl)
+  if (p->nf_hndl) {
+    /* Kept transfers fail with the peer's other transfers (the sweep
+     * of ofi_peer_fail), not as completed here. */
+    for (uint32_t s = p->nf_acked; s != p->nf_next; s++)
+      if (p->nf_xfer && p->nf_xfer[s % OFI_NOFIN_WINDOW])
+        ofi_nofin_forget(p->nf_xfer[s % OFI_NOFIN_WINDOW]);
     landed_upto(p, p->nf_next);
+  }
   p->nf_done = p->nf_next;
 }
 
@@ -152,8 +197,12 @@ static int nak_in(const struct ofi_nak *n)
     return -1;
   }
   bit_set(p->nf_naked, seq, 1);
-  ofi_remote_fail(p->nf_hndl[seq % OFI_NOFIN_WINDOW], (int)n->kind,
-                  ofi_src_task(&n->h), n->status);
+  if (p->nf_xfer && p->nf_xfer[seq % OFI_NOFIN_WINDOW])
+    p->nf_xfer[seq % OFI_NOFIN_WINDOW]->nf_status = n->status;
+  /* (no handle: its kept transfer failed here already, and said so) */
+  if (p->nf_hndl[seq % OFI_NOFIN_WINDOW])
+    ofi_remote_fail(p->nf_hndl[seq % OFI_NOFIN_WINDOW], (int)n->kind,
+                    ofi_src_task(&n->h), n->status);
   return 0;
 }
 
@@ -228,6 +277,25 @@ static int worth_asking(const struct ofi_peer *p)
 {
   return p->nf_next != p->nf_acked && p->nf_asked != p->nf_next &&
          !p->failed && !p->fail_pending;
+}
+
+/* Kept messages (nf_soon) wait for counts that the target sends only
+ * every half credits' worth, or when asked: ask once nobody has
+ * anything else to do (a poll of the CQ found nothing), so that a
+ * stream is asked about once, at its end, and a single message as soon
+ * as its sender waits.  One ACK_REQ in flight per peer: its answer asks
+ * again for what was sent meanwhile (counts_in). */
+void ofi_soon_ask(void)
+{
+  ofi.soon_unasked = 0;
+  for (uint t = 0; t < ofi.ntasks; t++) {
+    struct ofi_peer *p = &ofi.peers[t];
+    if (!p->nf_soon_new)
+      continue;
+    p->nf_soon_new = 0;
+    if (!p->nf_asking && worth_asking(p))
+      send_ack_req(t);
+  }
 }
 
 /* The tp flush op: h waits for its messages to land (LAPI_Fence,
@@ -394,6 +462,8 @@ void ofi_ack_free(void)
   for (uint t = 0; ofi.peers && t < ofi.ntasks; t++) {
     free(ofi.peers[t].nf_hndl);
     ofi.peers[t].nf_hndl = NULL;
+    free(ofi.peers[t].nf_xfer);
+    ofi.peers[t].nf_xfer = NULL;
   }
   ofi.nf_unacked = 0;
   __atomic_store_n(&ofi.nf_unasked, 0, __ATOMIC_RELAXED);

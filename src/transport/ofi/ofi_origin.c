@@ -123,6 +123,8 @@ void ofi_xfer_free(struct ofi_xfer *x)
   }
   if (x->pulls_out || x->in_pwait)
     ofi_pull_forget(x);
+  if (x->nf_soon && x->role == OFI_R_SOURCE)
+    ofi_nofin_forget(x);
   if (x->exposed)
     ofi.exposed--;
   ofi.pull_sources -= x->pull_src;
@@ -352,6 +354,21 @@ static int needs_no_fin(const struct ofi_xfer *x)
   return 0;
 }
 
+/* An eager AM or put that the origin still waits for (cmpl_cntr, a
+ * put's counters or handlers) is sent without a FIN too, numbered, and
+ * kept here until the target's counts cover it (ofi_ack.c: asked for
+ * once we wait, ofi_soon_ask).  A stream of them is then acknowledged
+ * by a few ACKs where each had a FIN: over tcp every packet is a system
+ * call and a trip through both kernels' stacks, and a stream of 16 KiB
+ * puts carried one FIN per put (docs/PERFORMANCE.md, "Mid-size messages
+ * over tcp, session 10"). */
+static int acked_soon(const struct ofi_xfer *x)
+{
+  return ofi.cmpl_by_count && x->role == OFI_R_SOURCE &&
+         x->mode == OFI_MODE_EAGER &&
+         (x->kind == OFI_K_AM || x->kind == OFI_K_PUT);
+}
+
 static void launch_rts(struct ofi_xfer *x)
 {
   struct ofi_buf *b = ofi_buf_get();
@@ -360,6 +377,7 @@ static void launch_rts(struct ofi_xfer *x)
     return;
   }
   int no_fin = needs_no_fin(x) && ofi_nofin_room(x->peer);
+  int soon = !no_fin && acked_soon(x) && ofi_nofin_room(x->peer);
   int inl = x->desc_len == 0 || rts_room(x, 1) + (x->mode == OFI_MODE_EAGER
                                                    ? x->data_len : 0) <=
                                     ofi.buf_size;
@@ -381,9 +399,10 @@ static void launch_rts(struct ofi_xfer *x)
   r->desc_len = x->desc_len;
   r->nseg = x->nseg;
   r->shape = x->shape;
-  if (no_fin) {
+  uint32_t seq = 0;
+  if (no_fin || soon) {
     r->flags = OFI_RTS_NO_FIN;
-    r->seq = ofi_nofin_take(x->peer, x->h);
+    r->seq = seq = ofi_nofin_take(x->peer, x->h);
   }
   if (x->strided_rma) {
     r->s_block = lapi_vec_stride_block(x->src);
@@ -413,6 +432,9 @@ static void launch_rts(struct ofi_xfer *x)
     /* Its credit and its landing now wait for the target's counts. */
     x->holds_credit = 0;
     ofi_xfer_free(x);
+  } else if (soon) {
+    x->holds_credit = 0; /* back with the counts */
+    ofi_nofin_keep(x, seq);
   }
 }
 
@@ -923,6 +945,23 @@ const struct lapi_tp_ops lapi_tp_ofi = {
 };
 
 /* --------------------------------------------------- arrivals (origin) */
+
+void ofi_soon_landed(struct ofi_xfer *x)
+{
+  int ok = x->nf_status == LAPI_SUCCESS; /* a NAK reported the failure */
+  if (x->kind == OFI_K_AM) {
+    lapi_am_origin_landed(x->h);
+    am_sent(x, x->nf_status);
+    if (ok)
+      lapi_am_origin_done(x->h, x->task, x->cmpl_cntr);
+  } else if (ok) {
+    ofi_note_fire(x);
+  } else {
+    lapi_am_origin_landed(x->h);
+    put_sent_failed(x, x->nf_status);
+  }
+  ofi_xfer_free(x);
+}
 
 void ofi_send_fin(uint peer, uint16_t hndl, uint64_t id, int status)
 {

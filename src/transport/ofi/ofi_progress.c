@@ -241,6 +241,8 @@ static int drain_cq(void)
     if (n < CQ_BATCH)
       break;
   }
+  if (total == 0 && ofi.soon_unasked)
+    ofi_soon_ask(); /* whoever polled has nothing else to do */
   return total;
 }
 
