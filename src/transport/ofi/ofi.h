@@ -256,6 +256,10 @@ struct ofi_nak {
  * An Amsend (contiguous) shape is IOVECTOR of one segment.  The addresses
  * are the describing side's (0 where the reader must not use them). */
 #define OFI_DESC_HEAD 8
+/* Where a whole packet buffer of data goes eagerly (ofi_fabric.c,
+ * eager_whole_buffers), the buffer is this much longer for the headers
+ * in front of it: an RTS, the largest uhdr, a description's head. */
+#define OFI_EAGER_HEADROOM 2048
 
 static inline size_t ofi_align8(size_t n)
 {
@@ -509,6 +513,7 @@ struct ofi_state {
   /* Settings, fixed while up. */
   size_t buf_size;           /* packet buffer bytes */
   size_t eager_limit;        /* data bytes sent eagerly */
+  size_t get_eager_limit;    /* GETs up to this are answered eagerly */
   size_t min_rma_block;      /* smaller pieces go packed */
   int min_block_user;        /* LAPI_RDV_MIN_BLOCK was set */
   int eager_user;            /* LAPI_EAGER_LIMIT was set (validly) */

@@ -220,8 +220,33 @@ static void rxm_eager_packets(void)
       getenv("FI_OFI_RXM_EAGER_LIMIT"))
     return;
   char v[32];
-  snprintf(v, sizeof v, "%zu", ofi.buf_size);
+  /* With the headroom eager_whole_buffers may add: rxm loads before we
+   * know which provider we get. */
+  snprintf(v, sizeof v, "%zu",
+           ofi.buf_size + (ofi.eager_user ? 0 : OFI_EAGER_HEADROOM));
   setenv("FI_OFI_RXM_EAGER_LIMIT", v, 0);
+}
+
+static int rma_by_messages(void);
+
+/* Where an RMA read is a request and a response through both sides'
+ * progress (tcp), the rendezvous of a message of up to a packet buffer
+ * (RTS, read request, read response, FIN) cost four trips through both
+ * kernels against raw libfabric's one: such messages go eagerly, one
+ * packet (a copy at each end), in a buffer grown by the headroom their
+ * headers need, unless LAPI_EAGER_LIMIT was set.  GETs keep the old
+ * limit: above it the target writes the origin's buffer (OFI_GET_WRITE),
+ * two messages and no copy, which beat an eager answer (64 KiB Get
+ * streamed over tcp;ofi_rxm ~0.73 of raw written, ~0.5 eager:
+ * docs/PERFORMANCE.md, "Mid-size messages over tcp, session 10"). */
+static void eager_whole_buffers(void)
+{
+  ofi.get_eager_limit = ofi.eager_limit;
+  if (ofi.eager_user || !rma_by_messages() ||
+      ofi.buf_size + OFI_EAGER_HEADROOM > ofi.max_msg)
+    return;
+  ofi.eager_limit = ofi.buf_size;
+  ofi.buf_size += OFI_EAGER_HEADROOM;
 }
 
 static int provider_up(struct lapi_boot *b)
@@ -271,10 +296,13 @@ static int provider_up(struct lapi_boot *b)
   if (ofi.buf_size > ofi.max_msg)
     ofi.buf_size = ofi.max_msg;
   ofi.chunk = ofi.buf_size - sizeof(struct ofi_data);
+  eager_whole_buffers();
   size_t room = ofi.buf_size - sizeof(struct ofi_rts) - LAPI_AM_MAX_UHDR -
                 OFI_DESC_HEAD - 16;
   if (ofi.eager_limit > room)
     ofi.eager_limit = room;
+  if (ofi.get_eager_limit > ofi.eager_limit)
+    ofi.get_eager_limit = ofi.eager_limit;
   return LAPI_SUCCESS;
 }
 
@@ -361,6 +389,8 @@ static void read_defaults(void)
                     : 0;
   if (ofi.cma && !ofi.eager_user && fits && ofi.eager_limit > fits)
     ofi.eager_limit = fits;
+  if (ofi.get_eager_limit > ofi.eager_limit)
+    ofi.get_eager_limit = ofi.eager_limit;
 }
 
 static int fab_fail(const char *what, int rc)

@@ -477,7 +477,7 @@ static void launch_get(struct ofi_xfer *x)
   size_t wat = ofi_align8(sizeof(struct ofi_get) + x->desc_len);
   x->get_write = (ofi.cma || ofi.rma_write) && ofi.get_write_ok && inl &&
                  x->org_dst == &x->one.v &&
-                 x->data_len > ofi.eager_limit &&
+                 x->data_len > ofi.get_eager_limit &&
                  wat + sizeof(struct ofi_seg) <= ofi.buf_size &&
                  (ofi.cma || get_write_register(x));
   size_t len = x->get_write ? wat + sizeof(struct ofi_seg)

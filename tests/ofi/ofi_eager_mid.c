@@ -1,0 +1,194 @@
+/*
+ * ofi_eager_mid.c - mid-size messages at the eager limit, and the
+ * counters of eager messages acknowledged by count.
+ *
+ * Over tcp;ofi_rxm (an RMA read there is a request and a response) a
+ * whole packet buffer of data goes eagerly: without LAPI_EAGER_LIMIT the
+ * limit must be 64 KiB there.  Task 0 sends task 1, for sizes L - 1, L
+ * (the eager limit) and L + 1: a LAPI_Put, a LAPI_Amsend (both with
+ * tgt_cntr, org_cntr and cmpl_cntr: such eager messages go without a FIN
+ * and their cmpl_cntr waits for the target's counts) and a LAPI_Get (org
+ * and tgt counters); then a stream of WINDOW puts and WINDOW Amsends of
+ * L bytes counted on one cmpl_cntr.  Every counter must reach its value,
+ * every byte must arrive, and task 1's transport counts prove the path:
+ * up to L eager, L + 1 not.  White box (lapi_static).
+ */
+#include "ofi_test.h"
+
+#include "transport/ofi/ofi.h"
+
+#define WINDOW 64
+#define MAXLEN ((size_t)1 << 20)
+
+static unsigned char src[MAXLEN], dst[WINDOW * 65536 + MAXLEN];
+static lapi_cntr_t tgt_cntr, org_cntr, cmpl_cntr;
+static size_t am_len; /* where the next Amsend lands: dst */
+
+static void *hdr_to_dst(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
+                        ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
+{
+  (void)h;
+  (void)uhdr;
+  (void)uhdr_len;
+  OT_CHECK(*msg_len == am_len, "Amsend of %lu bytes, expected %zu",
+           (unsigned long)*msg_len, am_len);
+  *comp_h = NULL;
+  *uinfo = NULL;
+  return dst;
+}
+
+static void fill(unsigned char *p, size_t len, unsigned seed)
+{
+  for (size_t i = 0; i < len; i++)
+    p[i] = (unsigned char)(i * 7 + seed);
+}
+
+static size_t bad_byte(const unsigned char *p, size_t len, unsigned seed)
+{
+  for (size_t i = 0; i < len; i++)
+    if (p[i] != (unsigned char)(i * 7 + seed))
+      return i;
+  return SIZE_MAX;
+}
+
+static void wait(lapi_cntr_t *c, int v)
+{
+  OT_OK(LAPI_Waitcntr(ot.h, c, v, NULL));
+}
+
+/* Task 1 after each transfer into dst: the bytes, and whether it came
+ * eagerly (its eager count moved by `eager`).  After a LAPI_Gfence that
+ * followed the origin's wait on cmpl_cntr: the count moves after the
+ * data landed and tgt_cntr moved, before the target is done with it. */
+static void check_in(const char *what, size_t len, unsigned seed,
+                     uint64_t eager_before, uint64_t eager_want)
+{
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me != 1)
+    return;
+  size_t at = bad_byte(dst, len, seed);
+  OT_CHECK(at == SIZE_MAX, "%s of %zu bytes: byte %zu wrong", what, len, at);
+  pthread_mutex_lock(&ofi.lock);
+  uint64_t eager = ofi.st.eager - eager_before;
+  pthread_mutex_unlock(&ofi.lock);
+  OT_CHECK(eager == eager_want, "%s of %zu bytes: %llu eager arrivals, "
+           "expected %llu", what, len, (unsigned long long)eager,
+           (unsigned long long)eager_want);
+}
+
+static uint64_t eager_now(void)
+{
+  pthread_mutex_lock(&ofi.lock);
+  uint64_t e = ofi.st.eager;
+  pthread_mutex_unlock(&ofi.lock);
+  return e;
+}
+
+int main(void)
+{
+  ot_init(NULL, 100);
+  void **tgts = ot_addrs(&tgt_cntr);
+  void **dsts = ot_addrs(dst);
+  void **srcs = ot_addrs(src);
+  OT_OK(LAPI_Addr_set(ot.h, (void *)hdr_to_dst, 1));
+  size_t lim = ofi.eager_limit;
+  if (strstr(ofi.prov, "tcp") && !getenv("LAPI_EAGER_LIMIT"))
+    OT_CHECK(lim == 65536, "eager limit over tcp %zu, expected 65536", lim);
+  OT_CHECK(lim > 0 && lim + 1 <= MAXLEN, "eager limit %zu", lim);
+  size_t sizes[3] = {lim - 1, lim, lim + 1};
+  unsigned seed = 1;
+  for (int k = 0; k < 3; k++) {
+    size_t len = sizes[k];
+    int eager = len <= lim;
+    /* put */
+    /* counted before the fence: task 0 may send before we leave it */
+    uint64_t e0 = eager_now();
+    OT_OK(LAPI_Gfence(ot.h));
+    if (ot.me == 0) {
+      fill(src, len, seed);
+      OT_OK(LAPI_Put(ot.h, 1, len, dsts[1], src, tgts[1], &org_cntr,
+                     &cmpl_cntr));
+      wait(&org_cntr, 1);
+      wait(&cmpl_cntr, 1);
+    } else if (ot.me == 1) {
+      wait(&tgt_cntr, 1);
+    }
+    check_in("Put", len, seed, e0, (uint64_t)eager);
+    seed++;
+    /* Amsend */
+    am_len = len;
+    e0 = eager_now();
+    OT_OK(LAPI_Gfence(ot.h));
+    if (ot.me == 0) {
+      fill(src, len, seed);
+      OT_OK(LAPI_Amsend(ot.h, 1, (void *)1, NULL, 0, src, len, tgts[1],
+                        &org_cntr, &cmpl_cntr));
+      wait(&org_cntr, 1);
+      wait(&cmpl_cntr, 1);
+    } else if (ot.me == 1) {
+      wait(&tgt_cntr, 1);
+    }
+    check_in("Amsend", len, seed, e0, (uint64_t)eager);
+    seed++;
+    /* Get: task 0 takes task 1's src into its dst */
+    OT_OK(LAPI_Gfence(ot.h));
+    if (ot.me == 1)
+      fill(src, len, seed);
+    OT_OK(LAPI_Gfence(ot.h));
+    if (ot.me == 0) {
+      memset(dst, 0, len);
+      OT_OK(LAPI_Get(ot.h, 1, len, srcs[1], dst, tgts[1], &org_cntr));
+      wait(&org_cntr, 1);
+      size_t at = bad_byte(dst, len, seed);
+      OT_CHECK(at == SIZE_MAX, "Get of %zu bytes: byte %zu wrong", len, at);
+    } else if (ot.me == 1) {
+      wait(&tgt_cntr, 1);
+    }
+    seed++;
+  }
+  /* Streams of WINDOW at the limit, counted on one cmpl_cntr each. */
+  OT_CHECK(WINDOW * lim <= sizeof dst, "eager limit %zu too large", lim);
+  uint64_t e0 = eager_now();
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 0) {
+    fill(src, lim, seed);
+    for (int i = 0; i < WINDOW; i++)
+      OT_OK(LAPI_Put(ot.h, 1, lim, (unsigned char *)dsts[1] + i * lim, src,
+                     tgts[1], NULL, &cmpl_cntr));
+    wait(&cmpl_cntr, WINDOW);
+    am_len = lim;
+  } else if (ot.me == 1) {
+    wait(&tgt_cntr, WINDOW);
+  }
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 1) {
+    for (int i = 0; i < WINDOW; i++) {
+      size_t at = bad_byte(dst + i * lim, lim, seed);
+      OT_CHECK(at == SIZE_MAX, "streamed Put %d: byte %zu wrong", i, at);
+    }
+    OT_CHECK(eager_now() - e0 == WINDOW, "streamed Puts: %llu eager",
+             (unsigned long long)(eager_now() - e0));
+  }
+  seed++;
+  am_len = lim;
+  e0 = eager_now();
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 0) {
+    fill(src, lim, seed);
+    for (int i = 0; i < WINDOW; i++)
+      OT_OK(LAPI_Amsend(ot.h, 1, (void *)1, NULL, 0, src, lim, tgts[1],
+                        &org_cntr, &cmpl_cntr));
+    wait(&org_cntr, WINDOW);
+    wait(&cmpl_cntr, WINDOW);
+  } else if (ot.me == 1) {
+    wait(&tgt_cntr, WINDOW);
+  }
+  check_in("streamed Amsend", lim, seed, e0, WINDOW);
+  int v = -1;
+  LAPI_Getcntr(ot.h, &cmpl_cntr, &v);
+  OT_CHECK(v == 0, "cmpl_cntr at %d after the waits", v);
+  free(tgts);
+  free(dsts);
+  free(srcs);
+  return ot_finish("ofi_eager_mid");
+}
