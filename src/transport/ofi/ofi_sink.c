@@ -493,7 +493,18 @@ static void rts_take(const struct ofi_rts *r, const unsigned char *body,
     x->nf_seq = r->seq;
   }
   x->src_xfer = r->h.id;
-  x->pkt = len <= OFI_PKT_INLINE ? x->pkt_inline : malloc(len);
+  /* An eager put or get reply with its description inline lands, and
+   * ends, before this call returns (after_desc, start_data): its data is
+   * copied from the receive buffer straight to its destination, not into
+   * our copy of the packet first (a 64 KiB put over tcp was two copies
+   * and a malloc at the target: docs/PERFORMANCE.md, "Mid-size messages
+   * over tcp, session 10"). */
+  int in_place = (r->kind == OFI_K_PUT || r->kind == OFI_K_GETREPLY) &&
+                 r->mode == OFI_MODE_EAGER &&
+                 (r->desc_inline || r->desc_len == 0) &&
+                 r->data_len <= body_len;
+  size_t keep = in_place ? len - (size_t)r->data_len : len;
+  x->pkt = keep <= OFI_PKT_INLINE ? x->pkt_inline : malloc(keep);
   if (x->pkt == NULL) {
     rts_refuse(r, LAPI_ERR_MEMORY_EXHAUSTED);
     if (x->kind == OFI_K_GETREPLY)
@@ -503,8 +514,8 @@ static void rts_take(const struct ofi_rts *r, const unsigned char *body,
     return;
   }
   memcpy(x->pkt, r, sizeof *r);
-  memcpy(x->pkt + sizeof *r, body, body_len);
-  x->pkt_len = len;
+  memcpy(x->pkt + sizeof *r, body, keep - sizeof *r);
+  x->pkt_len = keep;
   const unsigned char *p = x->pkt + sizeof *r;
   x->rsegs = (struct ofi_seg *)p;
   x->nrseg = r->nseg;
@@ -518,7 +529,7 @@ static void rts_take(const struct ofi_rts *r, const unsigned char *body,
   x->p_desc = r->desc_inline ? p : NULL;
   if (r->desc_inline)
     p += ofi_align8(r->desc_len);
-  x->p_data = p;
+  x->p_data = in_place ? body + (p - (x->pkt + sizeof *r)) : p;
   x->mode = r->mode;
   x->hdr_hdl = ofi_hdl_decode(r->hdr_hdl, r->hdl_module);
   x->uhdr_len = r->uhdr_len;
@@ -527,7 +538,10 @@ static void rts_take(const struct ofi_rts *r, const unsigned char *body,
   x->data_len = r->data_len;
   x->desc_in_len = r->desc_len;
   if (r->desc_inline || r->desc_len == 0) {
+    uint64_t id = x->id;
     after_desc(x);
+    if (in_place && ofi_xfer_find(id) == x)
+      x->p_data = NULL; /* (cannot happen) the buffer is reposted next */
     return;
   }
   x->desc_in = malloc(r->desc_len);
