@@ -128,6 +128,12 @@ void ofi_nofin_keep(struct ofi_xfer *x, uint32_t seq)
   p->nf_xfer[seq % OFI_NOFIN_WINDOW] = x;
   p->nf_soon_new = 1;
   ofi.soon_unasked = 1;
+  /* Nobody polls (interrupt mode, LAPI_POLL_US=0: the waiter sleeps on
+   * its counter) and nothing of this peer's is asked yet: the progress
+   * thread, maybe asleep for WATCH_MS, asks once it found the CQ empty
+   * (250 ms per Put with cmpl_cntr before this kick). */
+  if (!p->nf_asking && ofi_tight_registered() == 0)
+    ofi_kick();
 }
 
 /* x goes another way (its peer failed: the sweep fails it, landing
