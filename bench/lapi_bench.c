@@ -941,7 +941,8 @@ static void task_main(void *arg)
       char basis[256];
       /* The raw endpoint lives in this process: what LAPI set for the
          provider before it loaded applies to it too. */
-      const char *rxm_eager = getenv("FI_OFI_RXM_EAGER_LIMIT");
+      const char *rxm_eager = strstr(raw_desc, "ofi_rxm")
+                                  ? getenv("FI_OFI_RXM_EAGER_LIMIT") : NULL;
       if (raw_live)
         snprintf(basis, sizeof basis, "raw libfabric (%s%s%s) timed in "
                  "turn with LAPI", raw_desc,
