@@ -274,7 +274,11 @@ static double k_pingpong(void *arg, long iters)
     if (me == 0)
       wait_cntr(&tgt_c, 1);
   }
-  return bench_now() - t0;
+  double dt = bench_now() - t0;
+  /* Task 1's last answer may still be in flight, and a vector's origin
+     side is read until it is done: o and its vector must outlive it. */
+  fence();
+  return dt;
 }
 
 /* Task 0 streams windows of BENCH_WINDOW transfers; a unit is a window.
