@@ -419,6 +419,11 @@ struct ofi_xfer {
   void *prev;
   int rmw_size;
 
+  /* SOURCE: mrs and segs of a one-piece source point here (most
+   * rendezvous sources): two callocs and frees less per transfer. */
+  struct fid_mr *mr_one;
+  struct ofi_seg seg_one;
+
   /* SINK: a small RTS is copied here rather than into a malloc'd pkt. */
   unsigned char pkt_inline[OFI_PKT_INLINE] __attribute__((aligned(8)));
 };
