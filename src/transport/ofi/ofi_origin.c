@@ -933,6 +933,7 @@ const struct lapi_tp_ops lapi_tp_ofi = {
   .tight = ofi_tp_tight,
   .flush = ofi_tp_flush,
   .sync = ofi_tp_sync,
+  .drained = ofi_tp_drained,
 };
 
 /* --------------------------------------------------- arrivals (origin) */
