@@ -496,6 +496,7 @@ struct ofi_peer {
   /* FINs to it held for one list (ofi_fin.c); allocated at first use. */
   struct ofi_fin_entry *fins;
   uint nfins;
+  size_t fin_bytes;          /* the data of their transfers */
 };
 
 struct ofi_stats {
@@ -565,6 +566,8 @@ struct ofi_state {
   int polling_start;         /* the first handle started in polling mode */
   int fin_always;            /* LAPI_OFI_FIN_ALWAYS: no no-FIN messages */
   int fin_list;              /* LAPI_OFI_FIN_LIST: FINs batched (ofi_fin.c) */
+  size_t fin_list_bytes;     /* LAPI_OFI_FIN_LIST_BYTES: a list goes once
+                                its transfers moved this much */
   int cma;                   /* RMA reads by cross-memory attach, job-wide
                                 (ofi_cma.c); sources register nothing */
   char prov[64];
@@ -796,7 +799,8 @@ void ofi_fail_xfer(struct ofi_xfer *x, int code);
 void ofi_send_fin(uint peer, uint16_t hndl, uint64_t id, int status);
 
 /* ofi_fin.c: FINs of a sink batched per origin (under ofi.lock) */
-void ofi_fin_queue(uint peer, uint16_t hndl, uint64_t id, int status);
+void ofi_fin_queue(uint peer, uint16_t hndl, uint64_t id, int status,
+                   size_t bytes);
 void ofi_fin_flush(void);
 void ofi_on_fin_list(const struct ofi_fin_list *l, size_t len);
 void ofi_fin_free(void);

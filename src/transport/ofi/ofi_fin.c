@@ -14,11 +14,14 @@
  *     of up to 64, lapi_dispatch.c), before the thread that ran them
  *     can leave LAPI or sleep.
  * Anywhere else a FIN goes at once, with any held ones.  A list that
- * fills is sent at once; a lone FIN goes as a FIN (the same packet as
- * without lists).  Every progress pass sends what is held, so a handler
- * that waits for an origin's answer to an earlier message (a nested
- * LAPI_Waitcntr) never waits on a held FIN.  LAPI_OFI_FIN_LIST=0 sends
- * every FIN alone.
+ * fills is sent at once, and so is one whose transfers moved
+ * LAPI_OFI_FIN_LIST_BYTES (1 MiB): a FIN need not wait behind many big
+ * copies, beside which it costs little (streams of 1 MiB measured the
+ * same either way, docs/PERFORMANCE.md).  A lone FIN goes as a FIN (the
+ * same packet as without lists).  Every progress pass sends what is
+ * held, so a handler that waits for an origin's answer to an earlier
+ * message (a nested LAPI_Waitcntr) never waits on a held FIN.
+ * LAPI_OFI_FIN_LIST=0 sends every FIN alone.
  *
  * The origin takes each entry as the FIN it stands for (ofi_on_fin: the
  * same checks).  A list whose count does not match its length, or is
@@ -37,6 +40,7 @@ static void flush_peer(uint peer)
   struct ofi_peer *p = &ofi.peers[peer];
   uint n = p->nfins;
   p->nfins = 0;
+  p->fin_bytes = 0;
   __atomic_sub_fetch(&ofi.fins_held, (long)n, __ATOMIC_RELAXED);
   if (n == 0 || p->failed)
     return; /* a peer declared gone hears nothing more */
@@ -61,7 +65,8 @@ static void flush_peer(uint peer)
   ofi_send(b, peer, 0);
 }
 
-void ofi_fin_queue(uint peer, uint16_t hndl, uint64_t id, int status)
+void ofi_fin_queue(uint peer, uint16_t hndl, uint64_t id, int status,
+                   size_t bytes)
 {
   struct ofi_peer *p = &ofi.peers[peer];
   int hold = ofi.fin_hold > 0;
@@ -81,7 +86,8 @@ void ofi_fin_queue(uint peer, uint16_t hndl, uint64_t id, int status)
   p->fins[p->nfins++] = (struct ofi_fin_entry){
     .id = id, .hndl = hndl, .pad = 0, .status = status};
   __atomic_add_fetch(&ofi.fins_held, 1, __ATOMIC_RELAXED);
-  if (p->nfins == OFI_FIN_LIST_MAX)
+  p->fin_bytes += bytes;
+  if (p->nfins == OFI_FIN_LIST_MAX || p->fin_bytes >= ofi.fin_list_bytes)
     flush_peer(peer);
   if (!hold)
     ofi_fin_flush();
