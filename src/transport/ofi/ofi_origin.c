@@ -663,12 +663,16 @@ static int am_send_direct(struct lapi_hndl *h, const struct lapi_tp_am *am)
   size_t len = sizeof(struct ofi_short) + ofi_align8(am->uhdr_len) +
                am->udata_len;
   /* Counts a pass owes from the peer first, if they may decide (not on
-   * a ping-pong's answer: its credits are not out). */
-  if (ofi.ack_owed == peer + 1 && (p->credits <= 0 || !ofi_nofin_room(peer)))
+   * a ping-pong's answer: its credits are not out).  The window is asked
+   * once, again only if the settle moved it. */
+  int room = ofi_nofin_room(peer);
+  if (ofi.ack_owed == peer + 1 && (p->credits <= 0 || !room)) {
     ofi_ack_settle();
+    room = ofi_nofin_room(peer);
+  }
   if (am->org_vec || am->cmpl_cntr || am->shdlr ||
       am->udata_len > ofi.eager_limit || len > ofi.buf_size ||
-      p->credits <= 0 || p->wq_head || !ofi_nofin_room(peer))
+      p->credits <= 0 || p->wq_head || !room)
     return 0;
   struct ofi_buf *b = ofi_buf_get();
   if (b == NULL)
