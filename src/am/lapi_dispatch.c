@@ -132,9 +132,18 @@ void lapi_dispatch_cancel_from(struct lapi_hndl *h, int src)
     gone->cancel(gone);
     gone = next;
   }
+  if (n)
+    lapi_tp_drained(h);
 }
 
 /* ----------------------------------------------------------- running */
+
+void lapi_tp_drained(struct lapi_hndl *h)
+{
+  for (unsigned t = 0; t < lapi_tp_count; t++)
+    if (lapi_tp_all[t]->drained)
+      lapi_tp_all[t]->drained(h);
+}
 
 static int dispatchable(const struct lapi_hndl *h)
 {
@@ -159,8 +168,10 @@ static int drain(struct lapi_hndl *h, int max)
     n++;
   }
   lapi_rlock_unlock(&h->lock);
-  if (n)
+  if (n) {
+    lapi_tp_drained(h);
     lapi_hndl_notify(h);
+  }
   return n;
 }
 
@@ -177,6 +188,7 @@ int lapi_dispatch_run_now(struct lapi_hndl *h, struct lapi_item *it)
   lapi_ctx_leave(ctx);
   handler_depth--;
   lapi_rlock_unlock(&h->lock);
+  lapi_tp_drained(h);
   lapi_hndl_notify(h);
   return 1;
 }

@@ -66,39 +66,6 @@ unsigned lapi_bell_arm_idle(void);
 void lapi_bell_disarm_idle(void);
 void lapi_bell_sleep_idle(unsigned seq); /* disarms when it returns */
 
-/* An id of the calling thread, never 0. */
-uintptr_t lapi_self_id(void);
-
-/*
- * The handle lock: held while handlers of the handle run, recursive (a
- * handler may call LAPI on its own handle), and the lock LAPI_Util's
- * mutex_lock hands to the user.  Releasing it rings the doorbell for
- * waiters, and for the idle dispatcher too if it skipped the handle's
- * work while the lock was held (lapi_rlock_want).
- */
-struct lapi_rlock {
-  pthread_mutex_t m;
-  uintptr_t owner; /* lapi_self_id() of the holder, 0 if free */
-  pthread_t owner_thread;
-  int depth;
-  int wanted;      /* atomic: the dispatcher waits for the release */
-};
-
-void lapi_rlock_init(struct lapi_rlock *l);
-void lapi_rlock_lock(struct lapi_rlock *l);
-int lapi_rlock_trylock(struct lapi_rlock *l); /* 1 if taken */
-void lapi_rlock_unlock(struct lapi_rlock *l);
-int lapi_rlock_mine(const struct lapi_rlock *l);
-/* The caller (the dispatcher) found work behind the held lock: the
- * release must wake it.  Re-check availability after this. */
-void lapi_rlock_want(struct lapi_rlock *l);
-/* Free, or held by the caller: a dispatcher here could take it. */
-int lapi_rlock_available(const struct lapi_rlock *l);
-/* 1 and *tid = the holder, or 0 if the lock is free. */
-int lapi_rlock_owner(const struct lapi_rlock *l, pthread_t *tid);
-/* pthread_cond_wait with the lock fully released meanwhile (any depth);
- * abstime NULL waits without a limit.  Returns 0, ETIMEDOUT or EPERM. */
-int lapi_rlock_cond_wait(struct lapi_rlock *l, pthread_cond_t *c,
-                         const struct timespec *abstime);
+#include "am/lapi_rlock.h"
 
 #endif /* LAPI_WAIT_H */

@@ -127,6 +127,10 @@ struct lapi_tp_ops {
    * threads wrote it; lapi_tp_no_sync where counters already do), and
    * settle any count it keeps owed (the statistics read it next). */
   void (*sync)(void);
+  /* Items of h ran back to back (a drain, a run, a purge's cancels):
+   * send what the transport held for the end of such a run (ofi: FIN
+   * lists, ofi_fin.c).  NULL: it holds nothing. */
+  void (*drained)(struct lapi_hndl *h);
 };
 
 /* The tight op's on argument. */
@@ -150,6 +154,8 @@ const struct lapi_tp_ops *lapi_tp_select(const struct lapi_hndl *h,
 /* Every transport this build has, for init/fini/progress of a handle. */
 extern const struct lapi_tp_ops *const lapi_tp_all[];
 extern const unsigned lapi_tp_count;
+/* Every transport's drained op for h (lapi_dispatch.c). */
+void lapi_tp_drained(struct lapi_hndl *h);
 
 extern const struct lapi_tp_ops lapi_tp_self;
 extern const struct lapi_tp_ops lapi_tp_crts;

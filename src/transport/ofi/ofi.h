@@ -14,6 +14,7 @@
  *   ofi_send.c     packet buffers, credits, sends with -FI_EAGAIN retry
  *   ofi_origin.c   the tp ops: AM, put, get, rmw at the origin; FIN
  *   ofi_ack.c      acknowledgements of messages sent without a FIN
+ *   ofi_fin.c      FINs a sink finished in one pass, sent as one list
  *   ofi_sink.c     arrivals: header handlers, eager data, RMA reads and
  *                  the pipelined packed path, completion
  *   ofi_cma.c      RMA reads within the host by process_vm_readv (and
@@ -42,7 +43,7 @@
 
 /* ------------------------------------------------------------- the wire */
 
-#define OFI_WIRE_MAGIC 0x4c4f4633u /* "LOF3": magic and wire version */
+#define OFI_WIRE_MAGIC 0x4c4f4634u /* "LOF4": magic and wire version */
 
 /* Sequence numbers of no-FIN messages a target tracks per origin beyond
  * the last one acknowledged in order (a wire constant: both sides). */
@@ -62,6 +63,7 @@ enum ofi_msg_type {
   OFI_M_ACK_REQ,   /* asks for one once id no-FIN messages completed */
   OFI_M_SHORT,     /* an eager no-FIN Amsend in a compact header */
   OFI_M_NAK,       /* a no-FIN message failed at its target */
+  OFI_M_FIN_LIST,  /* the FINs of several transfers (ofi_fin.c) */
   OFI_M_LAST
 };
 
@@ -239,6 +241,24 @@ struct ofi_fin {
   struct ofi_hdr h;   /* id = the source transfer */
   int32_t status;     /* LAPI_SUCCESS or the code the sink reported */
   int32_t pad;
+};
+
+/* FINs of up to OFI_FIN_LIST_MAX transfers to one origin, finished in
+ * one pass of the sink (ofi_fin.c); each entry is taken as the FIN it
+ * stands for.  Header id 0, hndl 0 (each entry names its own). */
+#define OFI_FIN_LIST_MAX 32
+
+struct ofi_fin_entry {
+  uint64_t id;        /* the source transfer */
+  uint16_t hndl;      /* the origin handle's key */
+  uint16_t pad;       /* 0 */
+  int32_t status;     /* as in struct ofi_fin */
+};
+
+struct ofi_fin_list {
+  struct ofi_hdr h;
+  uint32_t n;         /* entries that follow: 2 .. OFI_FIN_LIST_MAX */
+  uint32_t pad;       /* 0 */
 };
 
 /* A no-FIN message (eager AM or put) the target refused or found
@@ -426,6 +446,11 @@ struct ofi_xfer {
   void *prev;
   int rmw_size;
 
+  /* SOURCE: mrs and segs of a one-piece source point here (most
+   * rendezvous sources): two callocs and frees less per transfer. */
+  struct fid_mr *mr_one;
+  struct ofi_seg seg_one;
+
   /* SINK: a small RTS is copied here rather than into a malloc'd pkt. */
   unsigned char pkt_inline[OFI_PKT_INLINE] __attribute__((aligned(8)));
 };
@@ -477,6 +502,11 @@ struct ofi_peer {
   uint64_t in_end[OFI_NOFIN_WINDOW / 64];  /* completed, likewise */
 
   int cma_pid;               /* its pid once CMA toward it worked */
+
+  /* FINs to it held for one list (ofi_fin.c); allocated at first use. */
+  struct ofi_fin_entry *fins;
+  uint nfins;
+  size_t fin_bytes;          /* the data of their transfers */
 };
 
 struct ofi_stats {
@@ -498,6 +528,9 @@ struct ofi_stats {
   uint64_t naks_sent;        /* no-FIN messages that failed here */
   uint64_t remote_fails;     /* ours that failed at the target (NAK, or
                                 a FIN with a failure status) */
+  uint64_t fins;             /* FINs sent alone (sink side) */
+  uint64_t fin_lists;        /* FIN lists sent (ofi_fin.c) */
+  uint64_t fins_listed;      /* FINs that went in them */
 };
 
 struct ofi_owed;
@@ -546,6 +579,9 @@ struct ofi_state {
   int fin_always;            /* LAPI_OFI_FIN_ALWAYS: no no-FIN messages */
   int cmpl_by_count;         /* LAPI_OFI_CMPL_BY_COUNT: waited-for eager
                                 messages acknowledged by count */
+  int fin_list;              /* LAPI_OFI_FIN_LIST: FINs batched (ofi_fin.c) */
+  size_t fin_list_bytes;     /* LAPI_OFI_FIN_LIST_BYTES: a list goes once
+                                its transfers moved this much */
   int cma;                   /* RMA reads by cross-memory attach, job-wide
                                 (ofi_cma.c); sources register nothing */
   char prov[64];
@@ -567,6 +603,9 @@ struct ofi_state {
   struct ofi_owed *owed_head, *owed_tail;  /* work that found no buffer */
   struct ofi_buf *repost_owed; /* receive buffers of direct deliveries */
   uint32_t ack_owed;           /* 1 + the peer whose counts wait, or 0 */
+  long fins_held;              /* FINs in peers' lists, not yet sent
+                                  (atomic reads: ofi_tp_drained) */
+  int fin_hold;                /* a FIN now may wait (ofi_fin.c) */
   struct ofi_owed *owed_spare;
   struct ofi_buf *recv_bufs; /* all posted receive buffers (array) */
   long tx_posted;            /* sends waiting for their completion */
@@ -772,6 +811,14 @@ void ofi_source_mode(struct ofi_xfer *x);
 void ofi_note_fire(struct ofi_xfer *x);
 void ofi_fail_xfer(struct ofi_xfer *x, int code);
 void ofi_send_fin(uint peer, uint16_t hndl, uint64_t id, int status);
+
+/* ofi_fin.c: FINs of a sink batched per origin (under ofi.lock) */
+void ofi_fin_queue(uint peer, uint16_t hndl, uint64_t id, int status,
+                   size_t bytes);
+void ofi_fin_flush(void);
+void ofi_on_fin_list(const struct ofi_fin_list *l, size_t len);
+void ofi_fin_free(void);
+void ofi_tp_drained(struct lapi_hndl *h); /* the tp drained op */
 
 /* ofi_sink.c: arrivals at the sink (under ofi.lock) */
 void ofi_on_rts(const struct ofi_rts *r, size_t len);

@@ -195,6 +195,9 @@ static void settings(void)
   ofi.fast_read = env_size("LAPI_OFI_FAST_READ", SIZE_MAX, 0, 1u << 30);
   ofi.fin_always = env_flag("LAPI_OFI_FIN_ALWAYS", 0);
   ofi.cmpl_by_count = env_flag("LAPI_OFI_CMPL_BY_COUNT", 1);
+  ofi.fin_list = env_flag("LAPI_OFI_FIN_LIST", 1);
+  ofi.fin_list_bytes =
+      env_size("LAPI_OFI_FIN_LIST_BYTES", 1u << 20, 0, SIZE_MAX);
   ofi.direct = env_flag("LAPI_OFI_DIRECT", 1);
   ofi.get_write_ok = env_flag("LAPI_OFI_GET_WRITE", 1);
   ofi.write_fault = (long)env_size("LAPI_OFI_TEST_WRITE_FAULT", 0, 0,
@@ -666,6 +669,7 @@ static void close_all(void)
   ofi.kick_fd = -1;
   ofi.wait_fd = -1;
   ofi_ack_free();
+  ofi_fin_free();
   free(ofi.peers);
   ofi.peers = NULL;
   ofi.tx_posted = 0;

@@ -14,7 +14,7 @@
  *   ACK     ack_done 2^30 beyond what was stamped
  *   STALE   FIN, DATA, PULL, RMW_REPLY: the id of a transfer that is gone
  *           (an older generation of its slot) or never was (a slot far
- *           beyond any table)
+ *           beyond any table); FIN_LIST: every entry's id so
  *   DATA    DATA at an offset 2^62 beyond the one pulled
  *   RTS     RTS whose uhdr, inline description or eager data length is 8
  *           more than the packet holds (sent without NO_FIN, so that a
@@ -102,7 +102,7 @@ static int class_fits(enum ofi_bad cls, int type)
   switch (cls) {
   case OFI_BAD_STALE:
     return type == OFI_M_FIN || type == OFI_M_DATA || type == OFI_M_PULL ||
-           type == OFI_M_RMW_REPLY;
+           type == OFI_M_RMW_REPLY || type == OFI_M_FIN_LIST;
   case OFI_BAD_DATA: return type == OFI_M_DATA;
   case OFI_BAD_RTS: return type == OFI_M_RTS || type == OFI_M_SHORT;
   case OFI_BAD_NAK: return type == OFI_M_NAK;
@@ -164,7 +164,17 @@ static size_t mangle(unsigned char *m, size_t len, enum ofi_bad cls)
     hd->hndl = (uint16_t)((hd->hndl & 0xff00) | 0xff);
     break;
   case OFI_BAD_ACK: hd->ack_done += 0x40000000u; break;
-  case OFI_BAD_STALE: hd->id = dead_id(hd->id); break;
+  case OFI_BAD_STALE:
+    if (hd->type == OFI_M_FIN_LIST) {
+      /* every entry: none may end a live transfer a second time */
+      struct ofi_fin_list *l = (struct ofi_fin_list *)m;
+      struct ofi_fin_entry *e = (struct ofi_fin_entry *)(l + 1);
+      for (uint32_t i = 0; i < l->n && sizeof *l + (i + 1) * sizeof *e <= len;
+           i++)
+        e[i].id = dead_id(e[i].id);
+    } else
+      hd->id = dead_id(hd->id);
+    break;
   case OFI_BAD_DATA:
     ((struct ofi_data *)m)->offset += (uint64_t)1 << 62;
     break;

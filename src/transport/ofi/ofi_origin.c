@@ -100,6 +100,30 @@ struct ofi_xfer *ofi_xfer_find(uint64_t id)
   return ofi.xtab[s];
 }
 
+/* The source's registration and segment arrays for n pieces: in the
+ * record itself for one, else allocated; 0 on success. */
+static int source_arrays(struct ofi_xfer *x, uint n)
+{
+  if (n == 1) {
+    x->mrs = &x->mr_one;
+    x->segs = &x->seg_one;
+    return 0;
+  }
+  x->mrs = calloc(n, sizeof *x->mrs);
+  x->segs = calloc(n, sizeof *x->segs);
+  return x->mrs == NULL || x->segs == NULL ? -1 : 0;
+}
+
+static void source_arrays_free(struct ofi_xfer *x)
+{
+  if (x->mrs != &x->mr_one)
+    free(x->mrs);
+  if (x->segs != &x->seg_one)
+    free(x->segs);
+  x->mrs = NULL;
+  x->segs = NULL;
+}
+
 void ofi_xfer_free(struct ofi_xfer *x)
 {
   uint32_t s = (uint32_t)x->id;
@@ -131,8 +155,7 @@ void ofi_xfer_free(struct ofi_xfer *x)
   ofi.reads_posted -= x->reads_out; /* their completions may never come */
   for (uint k = 0; k < x->nmr; k++)
     ofi_mr_close(x->mrs[k]);
-  free(x->mrs);
-  free(x->segs);
+  source_arrays_free(x);
   free(x->uhdr);
   free(x->desc);
   ofi_ref_release_all(x);
@@ -446,12 +469,9 @@ static int get_write_register(struct ofi_xfer *x)
 {
   if (x->nmr)
     return 1;
-  x->mrs = calloc(1, sizeof *x->mrs);
-  if (x->mrs == NULL)
-    return 0;
+  x->mrs = &x->mr_one;
   if (ofi_mr_reg(x->one.v.info[0], x->data_len, FI_REMOTE_WRITE,
                  &x->mrs[0]) != 0) {
-    free(x->mrs);
     x->mrs = NULL;
     return 0; /* the target answers with an RTS, as before */
   }
@@ -554,9 +574,7 @@ static int rma_prepare(struct ofi_xfer *x)
     if (block < ofi.min_rma_block)
       return -1;
     size_t extent = pitch * (v->num_vecs - 1) + block;
-    x->mrs = calloc(1, sizeof *x->mrs);
-    x->segs = calloc(1, sizeof *x->segs);
-    if (x->mrs == NULL || x->segs == NULL)
+    if (source_arrays(x, 1))
       return -1;
     void *base = (void *)lapi_vec_stride_base(v);
     if (!ofi.cma && ofi_mr_reg(base, extent, FI_REMOTE_READ, &x->mrs[0]))
@@ -577,9 +595,7 @@ static int rma_prepare(struct ofi_xfer *x)
   if (n == 0 || (size_t)n * sizeof(struct ofi_seg) > room ||
       (x->data_len / n < ofi.min_rma_block && !ofi_one_read(n)))
     return -1;
-  x->mrs = calloc(n, sizeof *x->mrs);
-  x->segs = calloc(n, sizeof *x->segs);
-  if (x->mrs == NULL || x->segs == NULL)
+  if (source_arrays(x, n))
     return -1;
   for (uint i = 0; i < v->num_vecs; i++) {
     if (v->len[i] == 0)
@@ -601,10 +617,7 @@ static void rma_unprepare(struct ofi_xfer *x)
 {
   for (uint k = 0; k < x->nmr; k++)
     ofi_mr_close(x->mrs[k]);
-  free(x->mrs);
-  free(x->segs);
-  x->mrs = NULL;
-  x->segs = NULL;
+  source_arrays_free(x);
   x->nmr = x->nseg = 0;
   x->strided_rma = 0;
 }
@@ -672,12 +685,16 @@ static int am_send_direct(struct lapi_hndl *h, const struct lapi_tp_am *am)
   size_t len = sizeof(struct ofi_short) + ofi_align8(am->uhdr_len) +
                am->udata_len;
   /* Counts a pass owes from the peer first, if they may decide (not on
-   * a ping-pong's answer: its credits are not out). */
-  if (ofi.ack_owed == peer + 1 && (p->credits <= 0 || !ofi_nofin_room(peer)))
+   * a ping-pong's answer: its credits are not out).  The window is asked
+   * once, again only if the settle moved it. */
+  int room = ofi_nofin_room(peer);
+  if (ofi.ack_owed == peer + 1 && (p->credits <= 0 || !room)) {
     ofi_ack_settle();
+    room = ofi_nofin_room(peer);
+  }
   if (am->org_vec || am->cmpl_cntr || am->shdlr ||
       am->udata_len > ofi.eager_limit || len > ofi.buf_size ||
-      p->credits <= 0 || p->wq_head || !ofi_nofin_room(peer))
+      p->credits <= 0 || p->wq_head || !room)
     return 0;
   struct ofi_buf *b = ofi_buf_get();
   if (b == NULL)
@@ -942,6 +959,7 @@ const struct lapi_tp_ops lapi_tp_ofi = {
   .tight = ofi_tp_tight,
   .flush = ofi_tp_flush,
   .sync = ofi_tp_sync,
+  .drained = ofi_tp_drained,
 };
 
 /* --------------------------------------------------- arrivals (origin) */

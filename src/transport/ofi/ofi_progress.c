@@ -105,6 +105,9 @@ static int packet_run(const unsigned char *mem, size_t len)
   case OFI_M_PULL: ofi_on_pull((const struct ofi_pull *)mem); break;
   case OFI_M_DATA: ofi_on_data((const struct ofi_data *)mem, len); break;
   case OFI_M_FIN: ofi_on_fin((const struct ofi_fin *)mem); break;
+  case OFI_M_FIN_LIST:
+    ofi_on_fin_list((const struct ofi_fin_list *)mem, len);
+    break;
   case OFI_M_PING: pong(hd); break;
   case OFI_M_ACK_REQ: ofi_on_ack_req(hd); break;
   default: break; /* PONG, ACK: last_rx_ms and the counts are all */
@@ -619,11 +622,15 @@ static OFI_TLS int tight_thread; /* this thread polls in a tight loop */
 static int progress_pass(void)
 {
   ofi_direct_settle();
+  ofi.fin_hold++; /* the FINs of this pass go together at its end */
   int n = drain_cq();
   if (ofi.retry_head || ofi.owed_head)
     ofi_send_retry();
   if (ofi.ready_head)
     ofi_sink_issue();
+  ofi.fin_hold--;
+  if (ofi.fins_held)
+    ofi_fin_flush();
   if (ofi.fail_pending) /* rare: no call on every turn */
     ofi_fail_pending();
   return n;

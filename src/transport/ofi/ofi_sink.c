@@ -82,7 +82,7 @@ static void sink_fin_free(struct ofi_xfer *x, int status)
     else
       ofi_nofin_end(x->peer, x->nf_seq);
   } else
-    ofi_send_fin(x->peer, ofi_key(x), x->src_xfer, status);
+    ofi_fin_queue(x->peer, ofi_key(x), x->src_xfer, status, x->data_len);
   ofi_xfer_free(x);
 }
 
@@ -146,10 +146,15 @@ static int item_gone(struct ofi_xfer *x)
 static void item_end(struct ofi_xfer *x, int status)
 {
   x->item_queued = 0;
-  if (x->failed)
+  if (x->failed) {
     ofi_xfer_free(x);
-  else
-    sink_fin_free(x, status);
+    return;
+  }
+  /* The FIN may wait for the next items' (ofi_fin.c): the dispatcher's
+   * drained op sends it after this run of items. */
+  ofi.fin_hold++;
+  sink_fin_free(x, status);
+  ofi.fin_hold--;
 }
 
 /* The same two, taking ofi.lock themselves. */
@@ -285,7 +290,8 @@ static void finish(struct ofi_xfer *x)
     break;
   case OFI_K_GETREPLY:
     lapi_am_stat_recv(x->h, LAPI_TP_OFI, x->want);
-    ofi_send_fin(x->peer, ofi_key(x), x->src_xfer, LAPI_SUCCESS);
+    ofi_fin_queue(x->peer, ofi_key(x), x->src_xfer, LAPI_SUCCESS,
+                  x->want);
     ofi_note_fire(x);
     if (x->holds_credit)
       ofi_credit_release(x->peer);
@@ -773,8 +779,8 @@ static void get_write_end(struct ofi_xfer *x, int err)
 {
   if (err == 0 && x->tgt_cntr)
     lapi_cntr_bump(lapi_addr_ptr(x->tgt_cntr), (int)x->task);
-  ofi_send_fin(x->peer, ofi_key(x), x->cookie,
-               err ? LAPI_ERR_RECV_INCOMP : LAPI_SUCCESS);
+  ofi_fin_queue(x->peer, ofi_key(x), x->cookie,
+                err ? LAPI_ERR_RECV_INCOMP : LAPI_SUCCESS, x->data_len);
   ofi_xfer_free(x);
 }
 

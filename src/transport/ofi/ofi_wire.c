@@ -26,6 +26,7 @@ static const size_t min_len[OFI_M_LAST] = {
   [OFI_M_ACK_REQ] = sizeof(struct ofi_hdr),
   [OFI_M_SHORT] = sizeof(struct ofi_short),
   [OFI_M_NAK] = sizeof(struct ofi_nak),
+  [OFI_M_FIN_LIST] = sizeof(struct ofi_fin_list),
 };
 
 size_t ofi_pkt_min(int type)
