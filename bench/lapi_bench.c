@@ -40,14 +40,17 @@
  * error does.
  *
  * Usage: lapirun -n 2 [--provider P] lapi_bench [--provider P] [--quick]
- *            [--csv] [--verbose] [--raw FILE] [--mpi FILE]
+ *            [--csv] [--verbose] [--raw FILE] [--mpi FILE] [--no-bind]
  *        lapi_bench --intra-cg [--quick] [--csv] [--verbose] [--mpi FILE]
  *   --tables LIST runs only the named tables (latency, bandwidth,
  *   segments, strided, rate), without the targets block.
+ *   --no-bind leaves the task threads unbound (see bind_task_thread).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +74,7 @@
 /* ------------------------------------------------------------ options */
 
 static struct {
-  int quick, csv, intra_cg, verbose;
+  int quick, csv, intra_cg, verbose, no_bind;
   const char *raw_path, *mpi_path, *provider;
   const char *tables; /* --tables: comma-separated names, NULL = all */
   struct bench_plan plan;
@@ -396,6 +399,37 @@ static void lapi_barrier(void *ctx)
 {
   (void)ctx;
   fence();
+}
+
+/*
+ * Between core groups each task's own thread (the one that measures,
+ * raw and LAPI alike) is bound to a core of its own: task t to the t-th
+ * CPU the process may use.  Unbound, the scheduler sometimes left both
+ * tasks' threads on one core for seconds at a time, next to LAPI's
+ * threads: raw's ping-pong, which spins 20 us before it yields, then
+ * took 21.7 us a half round trip against 0.7 (LAPI's wait notices a
+ * shared core and yields at once: 1-3 us), and a row judged 0.13x raw
+ * was the baseline's collapse, not LAPI's speed.  LAPI's own threads,
+ * created earlier by LAPI_Init, stay unbound.  Where the process may use
+ * fewer CPUs than tasks nothing is bound.  Returns the CPU, or -1.
+ */
+static int bind_task_thread(void)
+{
+  cpu_set_t allowed;
+  if (opt.no_bind ||
+      sched_getaffinity(0, sizeof allowed, &allowed) != 0 ||
+      CPU_COUNT(&allowed) < 2)
+    return -1;
+  for (int cpu = 0, seen = 0; cpu < CPU_SETSIZE; cpu++) {
+    if (!CPU_ISSET(cpu, &allowed) || seen++ < me)
+      continue;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    return pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0
+               ? cpu : -1;
+  }
+  return -1;
 }
 
 /* Opens the raw endpoint (inter-CG, no --raw); without one there are no
@@ -943,6 +977,7 @@ static void task_main(void *arg)
   peer.rbuf = tab[1 - me];
   if (!opt.intra_cg && opt.raw_path == NULL)
     raw_open();
+  int bound = opt.intra_cg ? -1 : bind_task_thread();
 
   if (me == 0) {
     char load[128];
@@ -971,9 +1006,10 @@ static void task_main(void *arg)
       else
         snprintf(basis, sizeof basis, "none (no raw endpoint: no ratios)");
       printf("# lapi_bench: 2 core groups, provider %s, baseline %s; median "
-             "of %d-%d reps of >= %.0f ms; load average %s\n",
-             opt.provider ? opt.provider : "(default)", basis,
-             opt.plan.min_reps, opt.plan.reps, opt.plan.min_time * 1e3, load);
+             "of %d-%d reps of >= %.0f ms; task threads %s; load average "
+             "%s\n", opt.provider ? opt.provider : "(default)", basis,
+             opt.plan.min_reps, opt.plan.reps, opt.plan.min_time * 1e3,
+             bound >= 0 ? "bound to a core each" : "not bound", load);
     }
     fflush(stdout);
   }
@@ -1021,7 +1057,8 @@ static int run_intra_cg(void)
 static int usage(const char *prog)
 {
   fprintf(stderr, "usage: lapirun -n 2 %s [--provider P] [--quick] [--csv] "
-                  "[--raw FILE] [--mpi FILE] [--verbose] [--tables LIST]\n"
+                  "[--raw FILE] [--mpi FILE] [--verbose] [--tables LIST] "
+                  "[--no-bind]\n"
                   "       %s --intra-cg [--quick] [--csv] [--mpi FILE] "
                   "[--verbose] [--tables LIST]\n"
                   "LIST: comma-separated of latency,bandwidth,segments,"
@@ -1039,6 +1076,8 @@ int main(int argc, char **argv)
       opt.csv = 1;
     } else if (!strcmp(argv[i], "--verbose")) {
       opt.verbose = 1;
+    } else if (!strcmp(argv[i], "--no-bind")) {
+      opt.no_bind = 1;
     } else if (!strcmp(argv[i], "--intra-cg")) {
       opt.intra_cg = 1;
     } else if (!strcmp(argv[i], "--raw") && i + 1 < argc) {
