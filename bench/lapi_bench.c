@@ -40,11 +40,11 @@
  * error does.
  *
  * Usage: lapirun -n 2 [--provider P] lapi_bench [--provider P] [--quick]
- *            [--csv] [--verbose] [--raw FILE] [--mpi FILE] [--no-bind]
+ *            [--csv] [--verbose] [--raw FILE] [--mpi FILE] [--bind]
  *        lapi_bench --intra-cg [--quick] [--csv] [--verbose] [--mpi FILE]
  *   --tables LIST runs only the named tables (latency, bandwidth,
  *   segments, strided, rate), without the targets block.
- *   --no-bind leaves the task threads unbound (see bind_task_thread).
+ *   --bind binds each task's thread to a core (see bind_task_thread).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -74,7 +74,7 @@
 /* ------------------------------------------------------------ options */
 
 static struct {
-  int quick, csv, intra_cg, verbose, no_bind;
+  int quick, csv, intra_cg, verbose, bind;
   const char *raw_path, *mpi_path, *provider;
   const char *tables; /* --tables: comma-separated names, NULL = all */
   struct bench_plan plan;
@@ -402,21 +402,19 @@ static void lapi_barrier(void *ctx)
 }
 
 /*
- * Between core groups each task's own thread (the one that measures,
- * raw and LAPI alike) is bound to a core of its own: task t to the t-th
- * CPU the process may use.  Unbound, the scheduler sometimes left both
- * tasks' threads on one core for seconds at a time, next to LAPI's
- * threads: raw's ping-pong, which spins 20 us before it yields, then
- * took 21.7 us a half round trip against 0.7 (LAPI's wait notices a
- * shared core and yields at once: 1-3 us), and a row judged 0.13x raw
- * was the baseline's collapse, not LAPI's speed.  LAPI's own threads,
- * created earlier by LAPI_Init, stay unbound.  Where the process may use
- * fewer CPUs than tasks nothing is bound.  Returns the CPU, or -1.
+ * With --bind, between core groups, each task's own thread (the one that
+ * measures, raw and LAPI alike) is bound to a core of its own: task t to
+ * the t-th CPU the process may use; LAPI's own threads, created earlier
+ * by LAPI_Init, stay unbound.  Not the default: it kept both tasks off a
+ * shared core, but it cost LAPI's STRIDED 4 KiB stream on shm, whose
+ * work the unbound threads spread better (docs/PERFORMANCE.md, Method).
+ * Where the process may use fewer CPUs than tasks nothing is bound.
+ * Returns the CPU, or -1.
  */
 static int bind_task_thread(void)
 {
   cpu_set_t allowed;
-  if (opt.no_bind ||
+  if (!opt.bind ||
       sched_getaffinity(0, sizeof allowed, &allowed) != 0 ||
       CPU_COUNT(&allowed) < 2)
     return -1;
@@ -1058,7 +1056,7 @@ static int usage(const char *prog)
 {
   fprintf(stderr, "usage: lapirun -n 2 %s [--provider P] [--quick] [--csv] "
                   "[--raw FILE] [--mpi FILE] [--verbose] [--tables LIST] "
-                  "[--no-bind]\n"
+                  "[--bind]\n"
                   "       %s --intra-cg [--quick] [--csv] [--mpi FILE] "
                   "[--verbose] [--tables LIST]\n"
                   "LIST: comma-separated of latency,bandwidth,segments,"
@@ -1076,8 +1074,8 @@ int main(int argc, char **argv)
       opt.csv = 1;
     } else if (!strcmp(argv[i], "--verbose")) {
       opt.verbose = 1;
-    } else if (!strcmp(argv[i], "--no-bind")) {
-      opt.no_bind = 1;
+    } else if (!strcmp(argv[i], "--bind")) {
+      opt.bind = 1;
     } else if (!strcmp(argv[i], "--intra-cg")) {
       opt.intra_cg = 1;
     } else if (!strcmp(argv[i], "--raw") && i + 1 < argc) {

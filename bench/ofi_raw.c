@@ -2,8 +2,9 @@
  * ofi_raw.c - the raw libfabric baseline endpoint (see ofi_raw.h): what
  * ofi_pingpong prints and lapi_bench interleaves with LAPI.
  *
- * The completion queue is busy-polled; after SPIN_US without a completion
- * each empty poll yields the core (see reap).
+ * The completion queue is busy-polled; after SPIN_US without a completion,
+ * or at once where the two processes seem to share a core, each empty
+ * poll yields the core (see reap).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -24,7 +25,6 @@
 #include "bench_measure.h"
 
 #define NAME_MAX_LEN 256 /* an endpoint address, as fi_getname writes it */
-#define SPIN_US 20
 
 static struct {
   struct fid_fabric *fab;
@@ -82,21 +82,61 @@ static ssize_t poll_cq(void)
  * processes that only spin, on a machine with more runnable threads than
  * cores, would otherwise wait out whole time slices (ms) for each other.
  * A round trip on an idle machine ends well within the spin.
+ *
+ * When the two processes share a core (the scheduler leaves them so now
+ * and then for seconds, more often beside a LAPI process's own threads in
+ * lapi_bench), the spin itself is the cost: each side burns SPIN_US of
+ * the core before the other may answer, 21.7 us a half round trip
+ * against 0.7.  So, as LAPI's own wait does (src/am/lapi_wait.c): after
+ * SHARED_WAITS waits in a row that ended right after a yield which gave
+ * the core away for a turn (YIELD_TURN_MIN .. _MAX s), the next waits
+ * yield from the start; every PROBE_EVERY waits one spins again, and a
+ * wait that ends without such a turn ends the yielding.
  */
+#define SPIN_US 20
+#define YIELD_TURN_MIN 1e-6
+#define YIELD_TURN_MAX 200e-6
+#define SHARED_WAITS 2
+#define PROBE_EVERY 32
+
+static struct {
+  int turns;    /* waits in a row ended right after a turn given away */
+  int shared;   /* yield from the start */
+  unsigned waits;
+} wait_state;
+
 static void reap(long sends, long recvs)
 {
-  double last = bench_now(), dead = last + 30.0;
+  double start = bench_now(), last = start, dead = start + 30.0;
+  int probe = ++wait_state.waits % PROBE_EVERY == 0;
+  int yield_now = wait_state.shared && !probe;
+  int yielded = 0, turned = 0, ended_after_turn = 0;
   while (raw.pending_send > sends || raw.pending_recv > recvs) {
     double now = bench_now();
-    if (poll_cq() > 0)
+    if (poll_cq() > 0) {
       last = now;
-    else if (now - last > SPIN_US * 1e-6)
+      ended_after_turn = turned;
+      turned = 0;
+    } else if (yield_now || now - last > SPIN_US * 1e-6) {
       sched_yield();
+      double took = bench_now() - now;
+      yielded = 1;
+      turned = took >= YIELD_TURN_MIN && took <= YIELD_TURN_MAX;
+    }
     if (now > dead) {
       fprintf(stderr, "ofi_raw: process %d: peer silent for 30 s\n", raw.me);
       exit(1);
     }
   }
+  /* A wait tells something only if it yielded (did the answer come right
+     after a turn given away?) or spun for a while (the answer came while
+     we spun: the peer runs elsewhere); a send's completion, found at
+     once, tells nothing. */
+  if (yielded)
+    wait_state.turns = ended_after_turn ? wait_state.turns + 1 : 0;
+  else if (last - start > YIELD_TURN_MIN)
+    wait_state.turns = 0;
+  wait_state.shared = wait_state.turns >= SHARED_WAITS;
 }
 
 static void post_send(const void *buf, size_t len, int slot)
