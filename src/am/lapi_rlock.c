@@ -17,10 +17,7 @@
  */
 #include <endian.h>
 #include <errno.h>
-#include <linux/futex.h>
 #include <sched.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "am/lapi_wait.h"
 
@@ -30,9 +27,9 @@ __thread uint64_t lapi_self_tag __attribute__((tls_model("initial-exec")));
  * microseconds at most, a sleep and wake cost as much. */
 enum { RLOCK_SPIN = 100 };
 
-static uint32_t *futex_half(struct lapi_rlock *l)
+static int *futex_half(struct lapi_rlock *l)
 {
-  uint32_t *halves = (uint32_t *)(void *)&l->word;
+  int *halves = (int *)(void *)&l->word;
   return sizeof l->word == 8 && __BYTE_ORDER == __BIG_ENDIAN ? halves + 1
                                                              : halves;
 }
@@ -95,8 +92,8 @@ static void rlock_wait(struct lapi_rlock *l, uintptr_t me)
     }
     if (!(w & LAPI_RLOCK_SLEEPERS) && !rlock_cas(l, w, w | LAPI_RLOCK_SLEEPERS))
       continue;
-    syscall(SYS_futex, futex_half(l), FUTEX_WAIT_PRIVATE,
-            (uint32_t)(w | LAPI_RLOCK_SLEEPERS), NULL, NULL, 0);
+    lapi_futex_wait(futex_half(l), (int)(uint32_t)(w | LAPI_RLOCK_SLEEPERS),
+                    -1);
   }
 }
 
@@ -134,7 +131,7 @@ int lapi_rlock_trylock(struct lapi_rlock *l)
 static void rlock_release(struct lapi_rlock *l, uintptr_t to)
 {
   if (__atomic_exchange_n(&l->word, to, __ATOMIC_SEQ_CST) & LAPI_RLOCK_SLEEPERS)
-    syscall(SYS_futex, futex_half(l), FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    lapi_futex_wake(futex_half(l), 1);
 }
 
 void lapi_rlock_unlock(struct lapi_rlock *l)

@@ -4,7 +4,8 @@
  * plain counter that must come out exact, some of them at depth 2 and
  * some by trylock), getowner, and a cond wait woken by a plain
  * pthread_cond_signal sent under the lock by a thread that took the lock
- * meanwhile (a bounded wait: a lost signal fails, it does not hang).
+ * meanwhile, also by one already spinning on trylock when the waiter
+ * lets go (a bounded wait: a lost signal fails, it does not hang).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -110,6 +111,45 @@ Test(core_rlock, cond_wait_releases_and_is_woken)
     cr_assert_eq(cond_lock.depth, 2);
     cr_assert(lapi_rlock_mine(&cond_lock));
     lapi_rlock_unlock(&cond_lock);
+    lapi_rlock_unlock(&cond_lock);
+    pthread_join(t, NULL);
+  }
+}
+
+/* The taker spins on trylock, so it would take a lock released to 0
+ * before the waiter is inside pthread_cond_wait, and its signal would be
+ * lost; the handoff state keeps it out until then. */
+static int spinning; /* atomic: the taker spins */
+
+static void *spin_set_and_signal(void *arg)
+{
+  (void)arg;
+  __atomic_store_n(&spinning, 1, __ATOMIC_SEQ_CST);
+  while (!lapi_rlock_trylock(&cond_lock))
+    lapi_cpu_relax();
+  cond_flag = 1;
+  pthread_cond_signal(&cond);
+  lapi_rlock_unlock(&cond_lock);
+  return NULL;
+}
+
+Test(core_rlock, cond_wait_keeps_a_spinning_taker_out)
+{
+  lapi_rlock_init(&cond_lock);
+  for (int round = 0; round < 200; round++) {
+    cond_flag = 0;
+    lapi_rlock_lock(&cond_lock);
+    pthread_t t;
+    __atomic_store_n(&spinning, 0, __ATOMIC_SEQ_CST);
+    pthread_create(&t, NULL, spin_set_and_signal, NULL);
+    while (!__atomic_load_n(&spinning, __ATOMIC_SEQ_CST))
+      sched_yield();
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 5;
+    while (!cond_flag)
+      cr_assert_eq(lapi_rlock_cond_wait(&cond_lock, &cond, &ts), 0,
+                   "the signal was lost (round %d)", round);
     lapi_rlock_unlock(&cond_lock);
     pthread_join(t, NULL);
   }

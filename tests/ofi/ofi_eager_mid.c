@@ -11,7 +11,8 @@
  * and tgt counters); then a stream of WINDOW puts and WINDOW Amsends of
  * L bytes counted on one cmpl_cntr.  Every counter must reach its value,
  * every byte must arrive, and task 1's transport counts prove the path:
- * up to L eager, L + 1 not.  White box (lapi_static).
+ * up to L eager, L + 1 not, and no FIN for the streams.  White box
+ * (lapi_static).
  */
 #include "ofi_test.h"
 
@@ -84,6 +85,15 @@ static uint64_t eager_now(void)
   return e;
 }
 
+/* FINs this task sent, alone or listed. */
+static uint64_t fins_now(void)
+{
+  pthread_mutex_lock(&ofi.lock);
+  uint64_t f = ofi.st.fins + ofi.st.fins_listed;
+  pthread_mutex_unlock(&ofi.lock);
+  return f;
+}
+
 int main(void)
 {
   ot_init(NULL, 100);
@@ -150,6 +160,7 @@ int main(void)
   OT_CHECK(WINDOW * lim <= sizeof dst, "eager limit %zu too large", lim);
   uint64_t e0 = eager_now();
   OT_OK(LAPI_Gfence(ot.h));
+  uint64_t f0 = fins_now(); /* the Gets' FINs went before task 0 came */
   if (ot.me == 0) {
     fill(src, lim, seed);
     for (int i = 0; i < WINDOW; i++)
@@ -184,6 +195,10 @@ int main(void)
     wait(&tgt_cntr, WINDOW);
   }
   check_in("streamed Amsend", lim, seed, e0, WINDOW);
+  /* Acknowledged by count, not one FIN each (LAPI_OFI_CMPL_BY_COUNT). */
+  if (ot.me == 1 && ofi.cmpl_by_count && !ofi.fin_always)
+    OT_CHECK(fins_now() == f0, "%llu FINs for the streams",
+             (unsigned long long)(fins_now() - f0));
   int v = -1;
   LAPI_Getcntr(ot.h, &cmpl_cntr, &v);
   OT_CHECK(v == 0, "cmpl_cntr at %d after the waits", v);

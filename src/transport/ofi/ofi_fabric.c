@@ -809,6 +809,9 @@ void ofi_tp_fini(struct lapi_hndl *h)
   int64_t end = ofi_now_ms() + 1000L * tmo;
   for (;;) {
     pthread_mutex_lock(&ofi.lock);
+    /* FINs held for a list (ofi_fin.c): a dispatcher between its items'
+     * end and its drained op, which finds ofi.up 0 after close_all. */
+    ofi_fin_flush();
     int done = sends_flushed();
     pthread_mutex_unlock(&ofi.lock);
     if (done || ofi_now_ms() > end)
