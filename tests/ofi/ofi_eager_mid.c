@@ -11,10 +11,18 @@
  * and tgt counters); then a stream of WINDOW puts and WINDOW Amsends of
  * L bytes counted on one cmpl_cntr.  Every counter must reach its value,
  * every byte must arrive, and task 1's transport counts prove the path:
- * up to L eager, L + 1 not, and no FIN for the streams.  White box
- * (lapi_static).
+ * up to L eager, L + 1 not, and no FIN for the streams.
+ * Last, NMANY eager Amsends of different sizes (L/2 to L, at most SLOT)
+ * whose header handler returns a buffer of its own to each and whose
+ * completion handler checks its bytes: over tcp such messages keep
+ * their receive buffer until the data is copied out (ofi_sink.c,
+ * rx_hold_ok), and the first header handler waits until one arrival
+ * found the held share full and was copied, so both ways run while
+ * held buffers are outstanding.  White box (lapi_static).
  */
 #include "ofi_test.h"
+
+#include <sched.h>
 
 #include "transport/ofi/ofi.h"
 
@@ -50,6 +58,66 @@ static size_t bad_byte(const unsigned char *p, size_t len, unsigned seed)
     if (p[i] != (unsigned char)(i * 7 + seed))
       return i;
   return SIZE_MAX;
+}
+
+/* ------------------------------------------- many Amsends, own buffers */
+
+#define NMANY 96
+#define SLOT ((size_t)65536)
+
+static unsigned char many[NMANY * SLOT];
+static size_t many_lim;  /* the largest of them: min(eager limit, SLOT) */
+static int many_block;   /* the first header handler waits (see above) */
+static int many_ok;      /* completion handlers that found their bytes */
+static uint64_t many_full0; /* ofi.st.rx_hold_full before them */
+
+struct many_hdr {
+  uint32_t i, len;
+};
+
+static size_t many_len(uint32_t i)
+{
+  return many_lim - (i * 1531u) % (many_lim / 2);
+}
+
+static void many_done(lapi_handle_t *h, void *uinfo)
+{
+  (void)h;
+  uint32_t i = (uint32_t)(uintptr_t)uinfo;
+  size_t at = bad_byte(many + i * SLOT, many_len(i), 100 + i);
+  OT_CHECK(at == SIZE_MAX, "Amsend %u of %zu bytes: byte %zu wrong", i,
+           many_len(i), at);
+  if (at == SIZE_MAX)
+    __atomic_add_fetch(&many_ok, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *hdr_many(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
+                      ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
+{
+  (void)h;
+  struct many_hdr m;
+  OT_CHECK(*uhdr_len == sizeof m, "uhdr of %u bytes", *uhdr_len);
+  memcpy(&m, uhdr, sizeof m);
+  OT_CHECK(m.i < NMANY && m.len == many_len(m.i) && *msg_len == m.len,
+           "Amsend %u of %lu bytes", m.i, (unsigned long)*msg_len);
+  if (m.i >= NMANY)
+    m.i = 0;
+  if (m.i == 0 && many_block) {
+    /* Held buffers stay out while this runs; the arrivals behind it
+     * must still come in (and be copied once the share is full).  The
+     * alarm of ot_init bounds the wait. */
+    for (;;) {
+      pthread_mutex_lock(&ofi.lock);
+      uint64_t full = ofi.st.rx_hold_full;
+      pthread_mutex_unlock(&ofi.lock);
+      if (full > many_full0)
+        break;
+      sched_yield();
+    }
+  }
+  *comp_h = many_done;
+  *uinfo = (void *)(uintptr_t)m.i;
+  return many + (size_t)m.i * SLOT;
 }
 
 static void wait(lapi_cntr_t *c, int v)
@@ -202,6 +270,43 @@ int main(void)
   int v = -1;
   LAPI_Getcntr(ot.h, &cmpl_cntr, &v);
   OT_CHECK(v == 0, "cmpl_cntr at %d after the waits", v);
+
+  /* NMANY Amsends, each into a buffer of its own. */
+  OT_OK(LAPI_Addr_set(ot.h, (void *)hdr_many, 2));
+  many_lim = lim < SLOT ? lim : SLOT;
+  /* Wait for the share to fill only where it surely does: over tcp, with
+   * more messages (and credits) than the share. */
+  many_block = strstr(ofi.prov, "tcp") && many_lim / 2 >= 2048 &&
+               ofi.rx_hold_max + 2 <= NMANY &&
+               ofi.rx_hold_max + 2 <= ofi.credits;
+  pthread_mutex_lock(&ofi.lock);
+  uint64_t holds0 = ofi.st.rx_holds, full0 = ofi.st.rx_hold_full;
+  many_full0 = full0;
+  pthread_mutex_unlock(&ofi.lock);
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 0) {
+    for (uint32_t i = 0; i < NMANY; i++) {
+      struct many_hdr m = {i, (uint32_t)many_len(i)};
+      fill(many + i * SLOT, m.len, 100 + i);
+      OT_OK(LAPI_Amsend(ot.h, 1, (void *)2, &m, sizeof m, many + i * SLOT,
+                        m.len, tgts[1], NULL, &cmpl_cntr));
+    }
+    wait(&cmpl_cntr, NMANY);
+  } else if (ot.me == 1) {
+    wait(&tgt_cntr, NMANY);
+    OT_CHECK(__atomic_load_n(&many_ok, __ATOMIC_SEQ_CST) == NMANY,
+             "%d of %d Amsends with their bytes", many_ok, NMANY);
+    pthread_mutex_lock(&ofi.lock);
+    uint64_t holds = ofi.st.rx_holds - holds0;
+    uint64_t full = ofi.st.rx_hold_full - full0;
+    int held = ofi.rx_held;
+    pthread_mutex_unlock(&ofi.lock);
+    if (many_block)
+      OT_CHECK((holds > 0 || ofi.rx_hold_max == 0) && full > 0, "%llu Amsends held their buffer, "
+               "%llu found the share full", (unsigned long long)holds,
+               (unsigned long long)full);
+    OT_CHECK(held == 0, "%d receive buffers still held", held);
+  }
   free(tgts);
   free(dsts);
   free(srcs);

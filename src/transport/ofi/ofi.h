@@ -397,6 +397,8 @@ struct ofi_xfer {
   unsigned char *pkt;        /* the RTS / GET copy (uhdr, desc, data) */
   size_t pkt_len;
   const unsigned char *p_uhdr, *p_desc, *p_data; /* into pkt */
+  struct ofi_buf *rx_buf;    /* eager AM: its receive buffer, held until
+                                the data is copied out (ofi_rx_release) */
   uint64_t src_xfer;         /* the source's id on the peer */
   uint64_t cntr_remote;      /* tgt_cntr to bump here when done */
   struct ofi_vec shape_vec;  /* AM: the origin's shape */
@@ -515,6 +517,8 @@ struct ofi_stats {
   uint64_t stale_pkts;       /* for a transfer or handle that is gone */
   uint64_t eagain;           /* -FI_EAGAIN retries */
   uint64_t eager, rma, pull; /* transfers by protocol (sink side) */
+  uint64_t rx_holds;         /* eager AMs that kept their receive buffer */
+  uint64_t rx_hold_full;     /* eager AMs copied: the held share was full */
   uint64_t reads;            /* RMA read operations */
   uint64_t cma_reads;        /* of them, process_vm_readv calls (ofi_cma.c) */
   uint64_t cma_writes;       /* process_vm_writev calls (OFI_GET_WRITE) */
@@ -559,6 +563,7 @@ struct ofi_state {
   int read_window;           /* reads / pulls in flight per transfer */
   int pull_window;           /* PULLs in flight per transfer */
   long pull_budget;          /* PULLs in flight from all sinks (ofi_sink.c) */
+  int rx_hold_max;           /* receive buffers eager AMs may hold */
   long ref_budget;           /* PULLs in flight beyond which a transfer
                                 pulling by reference keeps to one */
   int pack_ref;              /* LAPI_OFI_PACK_REF on this provider: 0, 1,
@@ -602,6 +607,9 @@ struct ofi_state {
   struct ofi_buf *retry_head, *retry_tail; /* sends that got EAGAIN */
   struct ofi_owed *owed_head, *owed_tail;  /* work that found no buffer */
   struct ofi_buf *repost_owed; /* receive buffers of direct deliveries */
+  struct ofi_buf *rx_cur;      /* the receive buffer being parsed */
+  int rx_kept;                 /* rx_cur is held: not reposted now */
+  int rx_held;                 /* receive buffers eager AMs hold */
   uint32_t ack_owed;           /* 1 + the peer whose counts wait, or 0 */
   long fins_held;              /* FINs in peers' lists, not yet sent
                                   (atomic reads: ofi_tp_drained) */
@@ -858,6 +866,7 @@ static inline void ofi_direct_settle(void)
 }
 /* ofi_progress.c: post a receive buffer again */
 void ofi_repost(struct ofi_buf *b);
+void ofi_rx_release(struct ofi_xfer *x);
 void ofi_on_get(const struct ofi_get *g, size_t len);
 void ofi_on_rmw(const struct ofi_rmw *m);
 void ofi_on_data(const struct ofi_data *d, size_t len);

@@ -185,6 +185,8 @@ static void settings(void)
   /* 0: not set (by the provider, below) */
   ofi.pull_window = (int)env_size("LAPI_OFI_PULL_WINDOW", 0, 1, 256);
   ofi.pull_budget = (long)env_size("LAPI_OFI_PULL_BUDGET", 0, 1, 65536);
+  /* SIZE_MAX: not set (half the posted receive buffers, below) */
+  ofi.rx_hold_max = (int)env_size("LAPI_OFI_RX_HOLD", SIZE_MAX, 0, 4096);
   ofi.ref_budget = (long)env_size("LAPI_OFI_REF_BUDGET", 8, 1, 65536);
   ofi.pack_ref = (int)env_size("LAPI_OFI_PACK_REF", 1, 0, 2);
   ofi.pack_stages = (uint32_t)env_size("LAPI_OFI_PACK_STAGES", 256, 1,
@@ -362,6 +364,8 @@ static void read_defaults(void)
     ofi.pull_window = strcmp(ofi.prov, "shm") == 0 ? 4 : ofi.read_window;
   if (ofi.pull_budget == 0)
     ofi.pull_budget = ofi.nrecv / 2;
+  if (ofi.rx_hold_max > ofi.nrecv / 2 || ofi.rx_hold_max < 0)
+    ofi.rx_hold_max = ofi.nrecv / 2; /* the rest keep the CQ receiving */
   if (strcmp(ofi.prov, "shm") != 0)
     ofi.pack_ref = 0; /* stage arenas are shared memory */
   /* shm, libfabric reads: pieces under 8 KiB go packed.  Read several
@@ -646,6 +650,7 @@ static void close_all(void)
   ofi.xgen = NULL;
   ofi.xcap = 0;
   ofi.xlive = 0;
+  ofi.rx_held = 0; /* their buffers went with ofi.recv_bufs */
   ofi.ready_head = ofi.ready_tail = NULL;
   ofi.pwait_head = ofi.pwait_tail = NULL;
   ofi.pulls_out = 0;

@@ -159,6 +159,7 @@ void ofi_xfer_free(struct ofi_xfer *x)
   free(x->uhdr);
   free(x->desc);
   ofi_ref_release_all(x);
+  ofi_rx_release(x);
   if (x->pkt != x->pkt_inline)
     free(x->pkt);
   free(x->desc_in);

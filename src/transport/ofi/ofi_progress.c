@@ -141,6 +141,25 @@ void ofi_repost(struct ofi_buf *b)
              "again: %s", fi_strerror(-rc));
 }
 
+/* Under ofi.lock: the receive buffer x held (ofi_sink.c, rts_take)
+ * goes back to the provider, exactly once.  While its own completion is
+ * still being handled (the transfer ended at once) that completion
+ * reposts it; after LAPI_Term closed the endpoint it went with
+ * ofi.recv_bufs. */
+void ofi_rx_release(struct ofi_xfer *x)
+{
+  struct ofi_buf *b = x->rx_buf;
+  if (b == NULL)
+    return;
+  x->rx_buf = NULL;
+  x->p_data = NULL;
+  ofi.rx_held--;
+  if (b == ofi.rx_cur)
+    ofi.rx_kept = 0;
+  else if (ofi.ep)
+    ofi_repost(b);
+}
+
 static void completion(void *ctx, size_t len)
 {
   struct ofi_ctx *c = ctx;
@@ -155,8 +174,14 @@ static void completion(void *ctx, size_t len)
   case OFI_C_RECV: {
     struct ofi_buf *b = (struct ofi_buf *)c;
     int held = ofi_direct_held;
+    ofi.rx_cur = b;
+    ofi.rx_kept = 0;
     packet(b->mem, len);
-    if (!held && ofi_direct_held) {
+    ofi.rx_cur = NULL;
+    if (ofi.rx_kept) {
+      ofi.rx_kept = 0; /* an eager AM reads its data from it: its
+                          transfer reposts it (ofi_rx_release) */
+    } else if (!held && ofi_direct_held) {
       /* delivered from a copy: the repost can wait (ofi_direct.c) */
       b->next = ofi.repost_owed;
       ofi.repost_owed = b;

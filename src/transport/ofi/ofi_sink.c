@@ -5,7 +5,8 @@
  * An RTS is checked field by field (sizes must add up to the packet,
  * segments must not wrap, descriptions must parse and, for puts, pass
  * the target-vector checks) and copied out of the receive buffer, which
- * is posted again at once.  Then:
+ * is posted again at once (an eager AM's data may stay in it until its
+ * header handler ran: rx_hold_ok).  Then:
  *   AM       the header handler runs in MPE context (a work item); it
  *            names the destination, or discards, or fails the message.
  *   PUT      the destination is the vector the origin described.
@@ -200,14 +201,20 @@ static void post_item(struct ofi_xfer *x, void (*run)(struct lapi_item *))
 
 static void start_data(struct ofi_xfer *x);
 
-void ofi_am_land(struct lapi_am_msg *m, struct lapi_am_dest *d,
-                 const unsigned char *data)
+static void am_copy_in(const struct lapi_am_dest *d,
+                       const unsigned char *data)
 {
   size_t bytes = ofi_am_bytes(d);
   if (bytes && d->vec)
     lapi_vec_unpack(d->vec, data, 0, bytes);
   else if (bytes)
     memcpy(d->buf, data, bytes);
+}
+
+void ofi_am_land(struct lapi_am_msg *m, struct lapi_am_dest *d,
+                 const unsigned char *data)
+{
+  am_copy_in(d, data);
   lapi_am_recv_complete(m, d);
 }
 
@@ -241,9 +248,19 @@ static void am_header_run(struct lapi_item *it)
     break;
   }
   if (x->mode == OFI_MODE_EAGER) {
-    /* The data is in our copy of the packet: straight to the user. */
+    /* The data is in our copy of the packet, or in the receive buffer
+     * it came in: straight to the user; a held buffer goes back before
+     * the completion handler runs (which may wait for more messages). */
     lapi_am_stat_recv(x->h, LAPI_TP_OFI, d->bytes);
-    ofi_am_land(&x->msg, d, x->p_data);
+    if (x->rx_buf) {
+      am_copy_in(d, x->p_data);
+      pthread_mutex_lock(&ofi.lock);
+      ofi_rx_release(x);
+      pthread_mutex_unlock(&ofi.lock);
+      lapi_am_recv_complete(&x->msg, d);
+    } else {
+      ofi_am_land(&x->msg, d, x->p_data);
+    }
     pthread_mutex_lock(&ofi.lock);
     ofi.st.eager++;
     item_end(x, LAPI_SUCCESS);
@@ -465,6 +482,39 @@ void ofi_short_queue(const struct ofi_short *s, size_t len)
   rts_take(&r, (const unsigned char *)(s + 1), len - sizeof *s);
 }
 
+/*
+ * An eager AM's header handler runs later (an item), so its data would
+ * be copied out of the receive buffer here and again into the handler's
+ * buffer: a 64 KiB Amsend over tcp;ofi_rxm spent ~5 us of ~17 in the
+ * first copy (docs/PERFORMANCE.md, "Eager Amsend copied once over tcp").
+ * Instead the transfer keeps the buffer (not reposted) until its item
+ * copied the data out.  At most ofi.rx_hold_max buffers (LAPI_OFI_RX_HOLD,
+ * half the posted ones) are held at once, so the CQ always has buffers
+ * to receive into, even while handlers wait for more messages; beyond
+ * that, and under OFI_RX_HOLD_MIN bytes (a copy cheaper than the hold),
+ * the data is copied as before.  Only a packet read from a posted
+ * buffer qualifies (not a SHORT copied by ofi_direct.c).
+ */
+#define OFI_RX_HOLD_MIN 2048
+
+static int rx_hold_ok(const struct ofi_rts *r, const unsigned char *body,
+                      size_t body_len)
+{
+  const struct ofi_buf *b = ofi.rx_cur;
+  if (r->kind != OFI_K_AM || r->mode != OFI_MODE_EAGER ||
+      !(r->desc_inline || r->desc_len == 0) ||
+      r->data_len < OFI_RX_HOLD_MIN || r->data_len > body_len ||
+      b == NULL || ofi.rx_kept || body <= b->mem ||
+      body + body_len > b->mem + ofi.buf_size)
+    return 0;
+  if (ofi.rx_held >= ofi.rx_hold_max) {
+    ofi.st.rx_hold_full++;
+    return 0;
+  }
+  ofi.st.rx_holds++;
+  return 1;
+}
+
 /* A checked RTS whose segments, uhdr, description and data (body_len
  * bytes) are at body: a transfer record for it. */
 static void rts_take(const struct ofi_rts *r, const unsigned char *body,
@@ -509,7 +559,8 @@ static void rts_take(const struct ofi_rts *r, const unsigned char *body,
                  r->mode == OFI_MODE_EAGER &&
                  (r->desc_inline || r->desc_len == 0) &&
                  r->data_len <= body_len;
-  size_t keep = in_place ? len - (size_t)r->data_len : len;
+  int hold = !in_place && rx_hold_ok(r, body, body_len);
+  size_t keep = in_place || hold ? len - (size_t)r->data_len : len;
   x->pkt = keep <= OFI_PKT_INLINE ? x->pkt_inline : malloc(keep);
   if (x->pkt == NULL) {
     rts_refuse(r, LAPI_ERR_MEMORY_EXHAUSTED);
@@ -535,7 +586,12 @@ static void rts_take(const struct ofi_rts *r, const unsigned char *body,
   x->p_desc = r->desc_inline ? p : NULL;
   if (r->desc_inline)
     p += ofi_align8(r->desc_len);
-  x->p_data = in_place ? body + (p - (x->pkt + sizeof *r)) : p;
+  x->p_data = in_place || hold ? body + (p - (x->pkt + sizeof *r)) : p;
+  if (hold) {
+    x->rx_buf = ofi.rx_cur;
+    ofi.rx_kept = 1;
+    ofi.rx_held++;
+  }
   x->mode = r->mode;
   x->hdr_hdl = ofi_hdl_decode(r->hdr_hdl, r->hdl_module);
   x->uhdr_len = r->uhdr_len;
