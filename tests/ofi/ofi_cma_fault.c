@@ -76,14 +76,6 @@ static void put_shdlr(lapi_handle_t *h, void *info, lapi_sh_info_t *si)
 }
 
 /* Until the error handler heard LAPI_ERR_RECV_INCOMP want times. */
-static void await_incomp(int want)
-{
-  while (__atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) < want) {
-    LAPI_Probe(ot.h); /* polling mode: the handlers run in here */
-    usleep(1000);
-  }
-}
-
 int main(void)
 {
   ot_init(on_error, 60);
@@ -120,12 +112,12 @@ int main(void)
   }
   OT_OK(LAPI_Gfence(ot.h));
   if (ot.me == 1) {
-    await_incomp(1); /* the error handler runs in MPE context */
+    /* the error handler runs in MPE context */
+    ot_await_count(&recv_incomp, 1, 30);
     OT_CHECK(__atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) == 1,
              "LAPI_ERR_RECV_INCOMP heard %d times, want once",
              __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST));
-    int v = -1;
-    LAPI_Getcntr(ot.h, &tgt_cntr, &v);
+    int v = ot_cntr(&tgt_cntr);
     OT_CHECK(v == 0, "tgt_cntr %d after a failed put", v);
     for (int k = 0; k < NP - 1; k++)
       OT_CHECK(memcmp(dst[k], src[k], PIECE) == 0,
@@ -144,14 +136,13 @@ int main(void)
   }
   OT_OK(LAPI_Gfence(ot.h));
   if (ot.me == 1) {
-    await_incomp(2);
+    ot_await_count(&recv_incomp, 2, 30);
     OT_CHECK(__atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) == 2,
              "LAPI_ERR_RECV_INCOMP heard %d times after the Amsend, "
              "want twice", __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST));
     OT_CHECK(__atomic_load_n(&am_done, __ATOMIC_SEQ_CST) == 0,
              "the failed Amsend's completion handler ran");
-    int v = -1;
-    LAPI_Getcntr(ot.h, &tgt_cntr, &v);
+    int v = ot_cntr(&tgt_cntr);
     OT_CHECK(v == 0, "tgt_cntr %d after a failed Amsend", v);
   }
   /* The Get: task 1 takes task 0's am_src; task 0's write fails. */
@@ -162,18 +153,16 @@ int main(void)
     lapi_cntr_t org;
     LAPI_Setcntr(ot.h, &org, 0);
     OT_OK(LAPI_Get(ot.h, 0, sizeof am_src, srcs[0], am_dst, cntrs[0], &org));
-    await_incomp(3);
+    ot_await_count(&recv_incomp, 3, 30);
     OT_CHECK(__atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) == 3,
              "LAPI_ERR_RECV_INCOMP heard %d times after the Get, want 3",
              __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST));
-    int v = -1;
-    LAPI_Getcntr(ot.h, &org, &v);
+    int v = ot_cntr(&org);
     OT_CHECK(v == 0, "org_cntr %d after a failed get", v);
   }
   OT_OK(LAPI_Gfence(ot.h));
   if (ot.me == 0) {
-    int v = -1;
-    LAPI_Getcntr(ot.h, &tgt_cntr, &v);
+    int v = ot_cntr(&tgt_cntr);
     OT_CHECK(v == 0, "tgt_cntr %d after a failed get", v);
   }
   /* A LAPI_Xfer put with a send handler: task 1's read fails; task 0's
@@ -197,12 +186,11 @@ int main(void)
              "the failed put's send handler heard reason %d",
              __atomic_load_n(&put_reason, __ATOMIC_SEQ_CST));
   } else {
-    await_incomp(4);
+    ot_await_count(&recv_incomp, 4, 30);
   }
   OT_OK(LAPI_Gfence(ot.h));
   if (ot.me == 1) {
-    int v = -1;
-    LAPI_Getcntr(ot.h, &tgt_cntr, &v);
+    int v = ot_cntr(&tgt_cntr);
     OT_CHECK(v == 0, "tgt_cntr %d after a failed Xfer put", v);
   }
   free(srcs);

@@ -267,8 +267,7 @@ int main(void)
   if (ot.me == 1 && ofi.cmpl_by_count && !ofi.fin_always)
     OT_CHECK(fins_now() == f0, "%llu FINs for the streams",
              (unsigned long long)(fins_now() - f0));
-  int v = -1;
-  LAPI_Getcntr(ot.h, &cmpl_cntr, &v);
+  int v = ot_cntr(&cmpl_cntr);
   OT_CHECK(v == 0, "cmpl_cntr at %d after the waits", v);
 
   /* NMANY Amsends, each into a buffer of its own. */

@@ -101,8 +101,7 @@ static void works(void **srcs, void **cntrs)
   size_t max_read;
   counts(&writes, &reads, &max_read);
   if (ot.me == 0) {
-    int v = -1;
-    LAPI_Getcntr(ot.h, &tgt_cntr, &v);
+    int v = ot_cntr(&tgt_cntr);
     OT_CHECK(v == expect, "tgt_cntr %d, want %d", v, expect);
     /* 1 MiB takes BIG / LAPI_OFI_MAX_READ writes by itself (16 at the
      * 64 KiB ctest sets; 1 when the program runs without it) */
@@ -127,24 +126,15 @@ static void fails(void **srcs, void **cntrs)
     lapi_cntr_t org;
     LAPI_Setcntr(ot.h, &org, 0);
     OT_OK(LAPI_Get(ot.h, 0, 2 * WIN_LEN, srcs[0], dst, cntrs[0], &org));
-    for (int tries = 0;
-         tries < 500 && __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) <= k;
-         tries++) {
-      int v;
-      LAPI_Getcntr(ot.h, &org, &v); /* polling mode: progress */
-      usleep(10000);
-    }
-    OT_CHECK(__atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST) == k + 1,
-             "LAPI_ERR_RECV_INCOMP heard %d times after get %d",
-             __atomic_load_n(&recv_incomp, __ATOMIC_SEQ_CST), k);
-    int v = -1;
-    LAPI_Getcntr(ot.h, &org, &v);
+    int heard = ot_await_count(&recv_incomp, k + 1, 5);
+    OT_CHECK(heard == k + 1,
+             "LAPI_ERR_RECV_INCOMP heard %d times after get %d", heard, k);
+    int v = ot_cntr(&org);
     OT_CHECK(v == 0, "org_cntr %d after a failed get", v);
   }
   OT_OK(LAPI_Gfence(ot.h));
   if (ot.me == 0) {
-    int v = -1;
-    LAPI_Getcntr(ot.h, &tgt_cntr, &v);
+    int v = ot_cntr(&tgt_cntr);
     OT_CHECK(v == 0, "tgt_cntr %d after failed gets", v);
   }
   /* The connection still works. */

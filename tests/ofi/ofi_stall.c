@@ -118,8 +118,7 @@ int main(void)
     waited = ot_now_s() - t0;
     fprintf(stderr, "task 0: error %d after %.1f s\n",
             __atomic_load_n(&heard_code, __ATOMIC_SEQ_CST), waited);
-    int v = -1;
-    LAPI_Getcntr(ot.h, &cmpl, &v);
+    int v = ot_cntr(&cmpl);
     OT_CHECK(v == 0, "cmpl_cntr %d after an operation that failed", v);
   } else {
     /* Task 1 hears of it through its error handler: at once, from its
@@ -133,8 +132,7 @@ int main(void)
     if (!by_get || !cma)
       OT_CHECK(code == LAPI_ERR_RECV_INCOMP, "error %d, want "
                "LAPI_ERR_RECV_INCOMP (%d)", code, LAPI_ERR_RECV_INCOMP);
-    int v = -1;
-    LAPI_Getcntr(ot.h, &tgt_cntr, &v);
+    int v = ot_cntr(&tgt_cntr);
     /* the first put's 1 was taken by its Waitcntr */
     OT_CHECK(v == 0, "tgt_cntr %d after a put that failed", v);
   }

@@ -129,17 +129,32 @@ static inline void ot_errh_watch(lapi_handle_t *h, int *code,
     __atomic_add_fetch(&ot_errs_from_watch, 1, __ATOMIC_SEQ_CST);
 }
 
-/* Waits (probing, at most secs seconds) until the error handler named
- * ot_watch; how many times it did. */
-static inline int ot_await_watch_error(int secs)
+/* Waits, probing (in polling mode the handlers run in there), at most
+ * secs seconds until the handler-kept *count reaches want; returns it. */
+static inline int ot_await_count(const int *count, int want, int secs)
 {
-  for (int i = 0; i < 100 * secs && !__atomic_load_n(&ot_errs_from_watch,
-                                                     __ATOMIC_SEQ_CST);
+  for (int i = 0; i < 100 * secs &&
+                  __atomic_load_n(count, __ATOMIC_SEQ_CST) < want;
        i++) {
     LAPI_Probe(ot.h);
     usleep(10000);
   }
-  return __atomic_load_n(&ot_errs_from_watch, __ATOMIC_SEQ_CST);
+  return __atomic_load_n(count, __ATOMIC_SEQ_CST);
+}
+
+/* Waits (at most secs seconds) until the error handler named ot_watch;
+ * how many times it did. */
+static inline int ot_await_watch_error(int secs)
+{
+  return ot_await_count(&ot_errs_from_watch, 1, secs);
+}
+
+/* The value of counter c now. */
+static inline int ot_cntr(lapi_cntr_t *c)
+{
+  int v = -1;
+  LAPI_Getcntr(ot.h, c, &v);
+  return v;
 }
 
 /* What a fault test sends to task t that cannot answer: nam Amsends to
