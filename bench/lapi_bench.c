@@ -529,6 +529,14 @@ static void measure(int n, const bench_run_fn *k, struct op *const *o,
   }
 }
 
+/* Median seconds per unit of kernel k on o alone.  Collective. */
+static double measure_one(bench_run_fn k, struct op *o)
+{
+  double s;
+  measure(1, &k, &o, &s);
+  return s;
+}
+
 static double half_rtt_us(double s_per_round_trip)
 {
   return s_per_round_trip / 2 * 1e6;
@@ -607,24 +615,33 @@ static double base_bw_for(size_t size)
   bench_run_fn k = base_kernel(0, &o);
   if (k == NULL)
     return ref_of(RAW_BW, size);
-  struct op *po = &o;
-  double s;
-  measure(1, &k, &po, &s);
-  return base_MBps(size, s);
+  return base_MBps(size, measure_one(k, &o));
 }
 
-/* One 0 B ping-pong pair measured and thrown away before the first
-   table: the first figure of a run otherwise also paid for the process's
-   first minutes on the machine (page faults, connection set-up over tcp,
-   the scheduler placing the threads); the 0 B row, first of all, showed
-   outliers of 3-10x on both sides. */
-static void warm_up(void)
+/* The Amsend ping-pong of `size` bytes timed in turn with the baseline's:
+   half round trips (us) into *lapi and *base (0: no baseline timed, then
+   --raw's figure if any).  Collective. */
+static void latency_pair(size_t size, double *lapi, double *base)
 {
-  struct op am = contiguous(OP_AMSEND, 0), bo = contiguous(OP_MEMCPY, 0);
+  struct op am = contiguous(OP_AMSEND, size);
+  struct op bo = contiguous(OP_MEMCPY, size);
   bench_run_fn kern[2] = {k_pingpong, base_kernel(1, &bo)};
   struct op *ops[2] = {&am, &bo};
   double med[2];
   measure(2, kern, ops, med);
+  *lapi = half_rtt_us(med[0]);
+  *base = kern[1] ? base_lat_us(med[1]) : ref_of(RAW_LAT, size);
+}
+
+/* One 0 B pair measured and thrown away before the first table: the
+   first figure of a run otherwise also paid for the process's first
+   moments on the machine (page faults, connection set-up over tcp, the
+   scheduler placing the threads); the 0 B row, first of all, showed
+   outliers of 3-10x on both sides. */
+static void warm_up(void)
+{
+  double lapi, base;
+  latency_pair(0, &lapi, &base);
 }
 
 static void table_latency(const size_t *sizes, int nsizes)
@@ -635,14 +652,8 @@ static void table_latency(const size_t *sizes, int nsizes)
            "%-8s | %10s | %10s | %s\n", "size", "LAPI", base_name(),
            "LAPI / base");
   for (int k = 0; k < nsizes; k++) {
-    struct op am = contiguous(OP_AMSEND, sizes[k]);
-    struct op bo = contiguous(OP_MEMCPY, sizes[k]);
-    bench_run_fn kern[2] = {k_pingpong, base_kernel(1, &bo)};
-    struct op *ops[2] = {&am, &bo};
-    double med[2];
-    measure(2, kern, ops, med);
-    double lapi = half_rtt_us(med[0]);
-    double base = kern[1] ? base_lat_us(med[1]) : ref_of(RAW_LAT, sizes[k]);
+    double lapi, base;
+    latency_pair(sizes[k], &lapi, &base);
     if (me != 0)
       continue;
     double q = ratio(lapi, base);
@@ -716,11 +727,7 @@ static void table_bandwidth(const size_t *sizes, int nsizes)
 /* One stream of o on its own: MB/s.  Collective. */
 static double stream_alone(struct op o)
 {
-  bench_run_fn k = k_stream;
-  struct op *po = &o;
-  double s;
-  measure(1, &k, &po, &s);
-  return stream_MBps(&o, s);
+  return stream_MBps(&o, measure_one(k_stream, &o));
 }
 
 /* IOVECTOR and GENERIC: 64 KiB and 1 MiB in 4, 16 and 256 segments. */
@@ -795,11 +802,7 @@ static void table_strided(void)
     double med[2];
     measure(2, kern, ops, med);
     double bw = stream_MBps(&sv, med[0]), am_bw = stream_MBps(&am, med[1]);
-    bench_run_fn kp = k_pingpong;
-    struct op *pp = &sv;
-    double rtt;
-    measure(1, &kp, &pp, &rtt);
-    double us = half_rtt_us(rtt);
+    double us = half_rtt_us(measure_one(k_pingpong, &sv));
     if (me != 0)
       continue;
     got.strided_MBps[k] = bw;
