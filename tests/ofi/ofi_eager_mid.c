@@ -89,6 +89,18 @@ static void many_done(lapi_handle_t *h, void *uinfo)
            many_len(i), at);
   if (at == SIZE_MAX)
     __atomic_add_fetch(&many_ok, 1, __ATOMIC_SEQ_CST);
+  /* Its receive buffer went back before this handler ran (which may
+   * wait for further messages): no transfer into it still holds one. */
+  int holding = 0;
+  pthread_mutex_lock(&ofi.lock);
+  for (uint32_t s = 0; s < ofi.xcap; s++) {
+    struct ofi_xfer *x = ofi.xtab[s];
+    if (x && x->rx_buf && x->d.buf == many + i * SLOT)
+      holding = 1;
+  }
+  pthread_mutex_unlock(&ofi.lock);
+  OT_CHECK(!holding, "Amsend %u: its receive buffer still held in its "
+           "completion handler", i);
 }
 
 static void *hdr_many(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
