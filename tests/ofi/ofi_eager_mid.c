@@ -72,6 +72,7 @@ static size_t many_lim;  /* the largest of them: min(eager limit, SLOT) */
 static int many_block;   /* the first header handler waits (see above) */
 static int many_ok;      /* completion handlers that found their bytes */
 static uint64_t many_full0; /* ofi.st.rx_hold_full before them */
+static int many_peak;       /* the most ofi.rx_held a header handler saw */
 
 struct many_hdr {
   uint32_t i, len;
@@ -129,6 +130,10 @@ static void *hdr_many(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
       sched_yield();
     }
   }
+  pthread_mutex_lock(&ofi.lock);
+  if (ofi.rx_held > many_peak)
+    many_peak = ofi.rx_held;
+  pthread_mutex_unlock(&ofi.lock);
   if (m.i % 4 == 3) {
     /* Discarded (NULL): a held buffer goes back by ofi_xfer_free. */
     *comp_h = NULL;
@@ -331,9 +336,15 @@ int main(void)
   OT_OK(LAPI_Gfence(ot.h));
   if (ot.me == 1) {
     pthread_mutex_lock(&ofi.lock);
-    int held = ofi.rx_held;
+    int held = ofi.rx_held, peak = many_peak;
     pthread_mutex_unlock(&ofi.lock);
     OT_CHECK(held == 0, "%d receive buffers still held", held);
+    OT_CHECK(peak <= ofi.rx_hold_max, "%d receive buffers held at once, "
+             "LAPI_OFI_RX_HOLD %d", peak, ofi.rx_hold_max);
+    const char *e = getenv("LAPI_OFI_RX_HOLD");
+    if (e)
+      OT_CHECK(ofi.rx_hold_max == atoi(e), "LAPI_OFI_RX_HOLD=%s read as %d",
+               e, ofi.rx_hold_max);
   }
   free(tgts);
   free(dsts);
