@@ -18,7 +18,9 @@
  * their receive buffer until the data is copied out (ofi_sink.c,
  * rx_hold_ok), and the first header handler waits until one arrival
  * found the held share full and was copied, so both ways run while
- * held buffers are outstanding.  White box (lapi_static).
+ * held buffers are outstanding; every fourth is discarded (NULL), so
+ * held buffers also go back when a transfer ends undelivered.  White
+ * box (lapi_static).
  */
 #include "ofi_test.h"
 
@@ -70,6 +72,7 @@ static size_t many_lim;  /* the largest of them: min(eager limit, SLOT) */
 static int many_block;   /* the first header handler waits (see above) */
 static int many_ok;      /* completion handlers that found their bytes */
 static uint64_t many_full0; /* ofi.st.rx_hold_full before them */
+static int many_peak;       /* the most ofi.rx_held a header handler saw */
 
 struct many_hdr {
   uint32_t i, len;
@@ -89,6 +92,18 @@ static void many_done(lapi_handle_t *h, void *uinfo)
            many_len(i), at);
   if (at == SIZE_MAX)
     __atomic_add_fetch(&many_ok, 1, __ATOMIC_SEQ_CST);
+  /* Its receive buffer went back before this handler ran (which may
+   * wait for further messages): no transfer into it still holds one. */
+  int holding = 0;
+  pthread_mutex_lock(&ofi.lock);
+  for (uint32_t s = 0; s < ofi.xcap; s++) {
+    struct ofi_xfer *x = ofi.xtab[s];
+    if (x && x->rx_buf && x->d.buf == many + i * SLOT)
+      holding = 1;
+  }
+  pthread_mutex_unlock(&ofi.lock);
+  OT_CHECK(!holding, "Amsend %u: its receive buffer still held in its "
+           "completion handler", i);
 }
 
 static void *hdr_many(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
@@ -114,6 +129,16 @@ static void *hdr_many(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
         break;
       sched_yield();
     }
+  }
+  pthread_mutex_lock(&ofi.lock);
+  if (ofi.rx_held > many_peak)
+    many_peak = ofi.rx_held;
+  pthread_mutex_unlock(&ofi.lock);
+  if (m.i % 4 == 3) {
+    /* Discarded (NULL): a held buffer goes back by ofi_xfer_free. */
+    *comp_h = NULL;
+    *uinfo = NULL;
+    return NULL;
   }
   *comp_h = many_done;
   *uinfo = (void *)(uintptr_t)m.i;
@@ -293,18 +318,32 @@ int main(void)
     wait(&cmpl_cntr, NMANY);
   } else if (ot.me == 1) {
     wait(&tgt_cntr, NMANY);
-    OT_CHECK(__atomic_load_n(&many_ok, __ATOMIC_SEQ_CST) == NMANY,
-             "%d of %d Amsends with their bytes", many_ok, NMANY);
+    OT_CHECK(__atomic_load_n(&many_ok, __ATOMIC_SEQ_CST) == NMANY - NMANY / 4,
+             "%d of %d Amsends with their bytes", many_ok,
+             NMANY - NMANY / 4);
     pthread_mutex_lock(&ofi.lock);
     uint64_t holds = ofi.st.rx_holds - holds0;
     uint64_t full = ofi.st.rx_hold_full - full0;
-    int held = ofi.rx_held;
     pthread_mutex_unlock(&ofi.lock);
     if (many_block)
       OT_CHECK((holds > 0 || ofi.rx_hold_max == 0) && full > 0, "%llu Amsends held their buffer, "
                "%llu found the share full", (unsigned long long)holds,
                (unsigned long long)full);
+  }
+  /* Every transfer ended (the origin's cmpl_cntr: FINs go out after
+   * ofi_xfer_free), discarded ones too: none holds a buffer. */
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 1) {
+    pthread_mutex_lock(&ofi.lock);
+    int held = ofi.rx_held, peak = many_peak;
+    pthread_mutex_unlock(&ofi.lock);
     OT_CHECK(held == 0, "%d receive buffers still held", held);
+    OT_CHECK(peak <= ofi.rx_hold_max, "%d receive buffers held at once, "
+             "LAPI_OFI_RX_HOLD %d", peak, ofi.rx_hold_max);
+    const char *e = getenv("LAPI_OFI_RX_HOLD");
+    if (e)
+      OT_CHECK(ofi.rx_hold_max == atoi(e), "LAPI_OFI_RX_HOLD=%s read as %d",
+               e, ofi.rx_hold_max);
   }
   free(tgts);
   free(dsts);

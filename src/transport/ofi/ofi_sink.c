@@ -497,13 +497,13 @@ void ofi_short_queue(const struct ofi_short *s, size_t len)
  */
 #define OFI_RX_HOLD_MIN 2048
 
+/* r: an eager AM whose description (if any) and data are in the packet
+ * (rts_take). */
 static int rx_hold_ok(const struct ofi_rts *r, const unsigned char *body,
                       size_t body_len)
 {
   const struct ofi_buf *b = ofi.rx_cur;
-  if (r->kind != OFI_K_AM || r->mode != OFI_MODE_EAGER ||
-      !(r->desc_inline || r->desc_len == 0) ||
-      r->data_len < OFI_RX_HOLD_MIN || r->data_len > body_len ||
+  if (r->data_len < OFI_RX_HOLD_MIN ||
       b == NULL || ofi.rx_kept || body <= b->mem ||
       body + body_len > b->mem + ofi.buf_size)
     return 0;
@@ -555,11 +555,12 @@ static void rts_take(const struct ofi_rts *r, const unsigned char *body,
    * our copy of the packet first (a 64 KiB put over tcp was two copies
    * and a malloc at the target: docs/PERFORMANCE.md, "Mid-size messages
    * over tcp, session 10"). */
+  int whole = r->mode == OFI_MODE_EAGER &&
+              (r->desc_inline || r->desc_len == 0) &&
+              r->data_len <= body_len;
   int in_place = (r->kind == OFI_K_PUT || r->kind == OFI_K_GETREPLY) &&
-                 r->mode == OFI_MODE_EAGER &&
-                 (r->desc_inline || r->desc_len == 0) &&
-                 r->data_len <= body_len;
-  int hold = !in_place && rx_hold_ok(r, body, body_len);
+                 whole;
+  int hold = r->kind == OFI_K_AM && whole && rx_hold_ok(r, body, body_len);
   size_t keep = in_place || hold ? len - (size_t)r->data_len : len;
   x->pkt = keep <= OFI_PKT_INLINE ? x->pkt_inline : malloc(keep);
   if (x->pkt == NULL) {
