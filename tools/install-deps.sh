@@ -7,7 +7,7 @@
 set -eu
 
 PACKAGES="cmake make gcc g++ gfortran pkg-config libcriterion-dev \
-libfabric-dev libfabric-bin iproute2 libpmix-dev openmpi-bin"
+libfabric-dev libfabric-bin iproute2 libpmix-dev openmpi-bin libopenmpi-dev"
 
 missing=""
 for pkg in $PACKAGES; do
