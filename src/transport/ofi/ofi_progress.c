@@ -682,7 +682,7 @@ int ofi_tp_progress(struct lapi_hndl *h)
   }
   if (pthread_mutex_trylock(&ofi.lock) != 0)
     return 0;
-  ofi_direct_armed = tight_thread; /* polling mode: ofi_direct.c */
+  ofi_direct_armed = tight_thread; /* ofi_direct.c */
   int n = ofi.up ? progress_pass() : 0;
   ofi_direct_armed = 0;
   pthread_mutex_unlock(&ofi.lock);
