@@ -170,6 +170,7 @@ struct lapi_hndl {
   pthread_mutex_t qlock;
   struct lapi_item *qhead, *qtail;
   int pending;            /* items queued, atomic (futex-free hint) */
+  int tight_waiters;      /* threads in lapi_wait_tight for it, atomic */
   struct lapi_rlock lock;
 
   int faults;             /* peers a transport declared gone, atomic:

@@ -37,6 +37,10 @@
 /* initial-exec: read on every poll of a tight loop, where the default
  * model's __tls_get_addr call showed in profiles. */
 static __thread int on_dispatcher __attribute__((tls_model("initial-exec")));
+/* The handle an application thread waits on in lapi_wait_tight: while it
+ * polls the network for it, it runs that handle's work itself. */
+static __thread const struct lapi_hndl *tight_for
+    __attribute__((tls_model("initial-exec")));
 static __thread int handler_depth __attribute__((tls_model("initial-exec")));
 
 static struct {
@@ -68,9 +72,12 @@ void lapi_am_post(struct lapi_hndl *h, struct lapi_item *it)
   h->qtail = it;
   pthread_mutex_unlock(&h->qlock);
   __atomic_add_fetch(&h->pending, 1, __ATOMIC_SEQ_CST);
-  if (lapi_hndl_mpe_served(h))
-    lapi_bell_ring();
-  else
+  if (lapi_hndl_mpe_served(h)) {
+    /* A thread polling for h runs it (lapi_wait_tight); it rings when it
+     * stops with work left, so between the two of us one does. */
+    if (__atomic_load_n(&h->tight_waiters, __ATOMIC_SEQ_CST) == 0)
+      lapi_bell_ring();
+  } else
     lapi_bell_ring_waiters(); /* the dispatcher does not run h's work */
 }
 
@@ -216,10 +223,13 @@ static int has_work(const struct lapi_hndl *h)
 
 /* Polling mode, the dispatcher itself, or a thread that holds h's lock
  * (a handler of h, or a program inside LAPI_Util's mutex_lock): nobody
- * else can run h's work while it waits, so it must. */
+ * else can run h's work while it waits, so it must.  And a thread that
+ * polls the network for h in lapi_wait_tight (a process task's handle):
+ * it is an MPE thread too, and running what it reads saves the
+ * dispatcher's wake-up, a thread switch, per message. */
 int lapi_may_dispatch(const struct lapi_hndl *h)
 {
-  return on_dispatcher || !lapi_hndl_mpe_served(h) ||
+  return on_dispatcher || !lapi_hndl_mpe_served(h) || tight_for == h ||
          lapi_rlock_mine(&h->lock);
 }
 
@@ -300,8 +310,9 @@ static int64_t mono_ns(void)
 /* An application thread of a process task that waits for the network:
  * poll it in a tight loop for LAPI_POLL_US before anything sleeps, so
  * that an answer costs no wake-up of the progress thread and none of
- * ours.  In polling mode (or holding h's lock) it runs h's work too; in
- * interrupt mode the dispatcher runs it, woken by the post.  1 if done. */
+ * ours.  It runs h's work too, in either mode (lapi_may_dispatch); once
+ * it stops polling, in interrupt mode the dispatcher runs it.  1 if
+ * done. */
 int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
 {
   int us = lapi_tight_us(h && !lapi_hndl_mpe_served(h));
@@ -311,6 +322,9 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
   int64_t start = mono_ns(), now = start, seen = start;
   int64_t until = start + (int64_t)us * 1000;
   int ok = 0, turned = 0;
+  const struct lapi_hndl *outer = tight_for; /* a wait in a handler */
+  tight_for = h;
+  __atomic_add_fetch(&h->tight_waiters, 1, __ATOMIC_SEQ_CST);
   unsigned step = 1, left = 1;
   for (;;) {
     if (done(arg)) {
@@ -344,6 +358,13 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
     }
     turned = lapi_tight_relax(now - start);
   }
+  tight_for = outer;
+  /* Posts skipped the dispatcher's doorbell while we polled: what we
+   * leave behind is its work now. */
+  if (__atomic_sub_fetch(&h->tight_waiters, 1, __ATOMIC_SEQ_CST) == 0 &&
+      __atomic_load_n(&h->pending, __ATOMIC_SEQ_CST) > 0 &&
+      lapi_hndl_mpe_served(h))
+    lapi_bell_ring();
   if (ok)
     lapi_tight_ended(turned);
   /* Polling mode: the caller is back in LAPI soon (a ping-pong, a loop

@@ -1,0 +1,180 @@
+/*
+ * ofi_waiter_runs.c - interrupt mode: who runs the handlers of messages
+ * between core groups.
+ *
+ * While an application thread waits in LAPI and polls the network
+ * (lapi_wait_tight, LAPI_POLL_US), it runs the work of the handle it
+ * waits on itself; otherwise the dispatcher does, woken by the post.
+ * Every task pairs with a neighbour (0-1, 2-3, ...):
+ *   phase 1  a ping-pong of 4 KiB Amsends (above the direct path's 512
+ *            bytes: transfer records in the handle's queue), each with a
+ *            completion handler; data, counters and handlers checked.
+ *            With LAPI_POLL_US=1000000 every wait polls throughout, and
+ *            the waiting thread must have run handlers of the phase; with
+ *            LAPI_POLL_US=0 it never polls, and the dispatcher alone runs
+ *            them.
+ *   phase 2  the even task sends a burst while the odd one stays out of
+ *            LAPI (it sleeps, then waits on the counter): the burst's
+ *            handlers must have run, by the dispatcher, before the odd
+ *            task calls LAPI again (nothing left waiting for a poller).
+ * Handlers of a handle run one at a time in every phase (checked).
+ */
+#include "ofi_test.h"
+
+#include <pthread.h>
+
+#define ROUNDS 400
+#define DATA 4096
+#define BURST 64
+
+static pthread_t main_thread;
+static int in_handler;       /* atomic: handlers running now */
+static int on_main;          /* atomic: header handlers run by main */
+static int on_other;         /* atomic: ... by another thread */
+static int cmpl_runs;        /* atomic */
+static int burst_done;       /* atomic: phase 2 completion handlers */
+static char landing[DATA];
+static char burst_buf[BURST][DATA];
+static int phase;
+
+struct uh {
+  int round;
+  int from;
+};
+
+static void fill(char *buf, int round, int from)
+{
+  for (int i = 0; i < DATA; i++)
+    buf[i] = (char)(round * 13 + from * 5 + i);
+}
+
+static void on_cmpl(lapi_handle_t *h, void *uinfo)
+{
+  (void)h;
+  OT_CHECK(__atomic_add_fetch(&in_handler, 1, __ATOMIC_SEQ_CST) == 1,
+           "two handlers of one handle at once");
+  if ((intptr_t)uinfo >= 0)
+    __atomic_add_fetch(&cmpl_runs, 1, __ATOMIC_SEQ_CST);
+  else
+    __atomic_add_fetch(&burst_done, 1, __ATOMIC_SEQ_CST);
+  __atomic_sub_fetch(&in_handler, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
+                 ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
+{
+  (void)h;
+  OT_CHECK(__atomic_add_fetch(&in_handler, 1, __ATOMIC_SEQ_CST) == 1,
+           "two handlers of one handle at once");
+  struct uh u;
+  OT_CHECK(*uhdr_len == sizeof u, "uhdr_len %u", *uhdr_len);
+  memcpy(&u, uhdr, sizeof u);
+  OT_CHECK(*msg_len == DATA, "msg_len %lu", *msg_len);
+  if (pthread_equal(pthread_self(), main_thread))
+    __atomic_add_fetch(&on_main, 1, __ATOMIC_SEQ_CST);
+  else
+    __atomic_add_fetch(&on_other, 1, __ATOMIC_SEQ_CST);
+  *comp_h = on_cmpl;
+  void *to = landing;
+  if (phase == 2) {
+    OT_CHECK(u.round >= 0 && u.round < BURST, "burst round %d", u.round);
+    to = u.round >= 0 && u.round < BURST ? burst_buf[u.round] : NULL;
+    *uinfo = (void *)(intptr_t)-1;
+  } else {
+    *uinfo = (void *)(intptr_t)u.round;
+  }
+  __atomic_sub_fetch(&in_handler, 1, __ATOMIC_SEQ_CST);
+  return to;
+}
+
+static struct uh out_uh[BURST];
+static char out_data[BURST][DATA];
+
+static void send_one(int to, int round, void *tgt_cntr, lapi_cntr_t *org)
+{
+  int k = round % BURST;
+  out_uh[k].round = round;
+  out_uh[k].from = ot.me;
+  fill(out_data[k], round, ot.me);
+  OT_OK(LAPI_Amsend(ot.h, (uint)to, (void *)1, &out_uh[k], sizeof out_uh[k],
+                    out_data[k], DATA, tgt_cntr, org, NULL));
+}
+
+int main(void)
+{
+  main_thread = pthread_self();
+  ot_init(NULL, 120);
+  int mode = -1;
+  OT_OK(LAPI_Qenv(ot.h, INTERRUPT_SET, &mode));
+  OT_CHECK(mode == 1, "interrupt mode is the default, got %d", mode);
+  const char *poll_us = getenv("LAPI_POLL_US");
+  const int never_polls = poll_us && strcmp(poll_us, "0") == 0;
+  OT_OK(LAPI_Addr_set(ot.h, (void *)hdr, 1));
+  lapi_cntr_t tc, oc;
+  OT_OK(LAPI_Setcntr(ot.h, &tc, 0));
+  OT_OK(LAPI_Setcntr(ot.h, &oc, 0));
+  void **tcs = ot_addrs(&tc);
+  OT_OK(LAPI_Gfence(ot.h));
+
+  int partner = ot.me % 2 ? ot.me - 1 : ot.me + 1;
+  if (partner < ot.n) {
+    phase = 1;
+    for (int r = 0; r < ROUNDS; r++) {
+      if (ot.me % 2 == 0) {
+        send_one(partner, r, tcs[partner], &oc);
+        OT_OK(LAPI_Waitcntr(ot.h, &oc, 1, NULL));
+      }
+      OT_OK(LAPI_Waitcntr(ot.h, &tc, 1, NULL));
+      char want[DATA];
+      fill(want, r, partner);
+      OT_CHECK(memcmp(landing, want, DATA) == 0, "round %d data", r);
+      if (ot.me % 2 == 1) {
+        send_one(partner, r, tcs[partner], &oc);
+        OT_OK(LAPI_Waitcntr(ot.h, &oc, 1, NULL));
+      }
+    }
+    int m = __atomic_load_n(&on_main, __ATOMIC_SEQ_CST);
+    int o = __atomic_load_n(&on_other, __ATOMIC_SEQ_CST);
+    OT_CHECK(m + o == ROUNDS, "header handlers %d + %d, want %d", m, o,
+             ROUNDS);
+    OT_CHECK(__atomic_load_n(&cmpl_runs, __ATOMIC_SEQ_CST) == ROUNDS,
+             "completion handlers %d, want %d", cmpl_runs, ROUNDS);
+    if (never_polls)
+      OT_CHECK(m == 0, "%d handlers on the application thread, which "
+               "never polls (LAPI_POLL_US=0)", m);
+    else
+      OT_CHECK(m > 0, "no handler run by the waiting thread (%d by the "
+               "dispatcher)", o);
+    fprintf(stderr, "task %d: phase 1 handlers: %d by the waiter, %d by "
+            "the dispatcher\n", ot.me, m, o);
+  }
+  OT_OK(LAPI_Gfence(ot.h));
+
+  /* Phase 2: the odd task stays out of LAPI while the burst lands. */
+  phase = 2;
+  __atomic_store_n(&on_main, 0, __ATOMIC_SEQ_CST);
+  OT_OK(LAPI_Gfence(ot.h));
+  if (partner < ot.n && ot.me % 2 == 0) {
+    for (int r = 0; r < BURST; r++)
+      send_one(partner, r, tcs[partner], &oc);
+    OT_OK(LAPI_Waitcntr(ot.h, &oc, BURST, NULL));
+  } else if (partner < ot.n) {
+    for (int i = 0; i < 1000 &&
+                    __atomic_load_n(&burst_done, __ATOMIC_SEQ_CST) < BURST;
+         i++)
+      usleep(10000); /* no LAPI call: only the dispatcher can run them */
+    OT_CHECK(__atomic_load_n(&burst_done, __ATOMIC_SEQ_CST) == BURST,
+             "%d of %d burst messages handled while the application "
+             "stayed out of LAPI", burst_done, BURST);
+    OT_CHECK(__atomic_load_n(&on_main, __ATOMIC_SEQ_CST) == 0,
+             "a burst handler ran on the application thread");
+    OT_OK(LAPI_Waitcntr(ot.h, &tc, BURST, NULL));
+    for (int r = 0; r < BURST; r++) {
+      char want[DATA];
+      fill(want, r, partner);
+      OT_CHECK(memcmp(burst_buf[r], want, DATA) == 0, "burst %d data", r);
+    }
+  }
+  free(tcs);
+  return ot_finish("ofi_waiter_runs");
+}
