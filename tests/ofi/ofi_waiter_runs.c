@@ -35,7 +35,7 @@ static int cmpl_runs;        /* atomic */
 static int burst_done;       /* atomic: phase 2 completion handlers */
 static char landing[DATA];
 static char burst_buf[BURST][DATA];
-static int phase;
+static int phase; /* atomic: the dispatcher reads it */
 
 struct uh {
   int round;
@@ -76,7 +76,7 @@ static void *hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
     __atomic_add_fetch(&on_other, 1, __ATOMIC_SEQ_CST);
   *comp_h = on_cmpl;
   void *to = landing;
-  if (phase == 2) {
+  if (__atomic_load_n(&phase, __ATOMIC_SEQ_CST) == 2) {
     OT_CHECK(u.round >= 0 && u.round < BURST, "burst round %d", u.round);
     to = u.round >= 0 && u.round < BURST ? burst_buf[u.round] : NULL;
     *uinfo = (void *)(intptr_t)-1;
@@ -118,7 +118,7 @@ int main(void)
 
   int partner = ot.me % 2 ? ot.me - 1 : ot.me + 1;
   if (partner < ot.n) {
-    phase = 1;
+    __atomic_store_n(&phase, 1, __ATOMIC_SEQ_CST);
     for (int r = 0; r < ROUNDS; r++) {
       if (ot.me % 2 == 0) {
         send_one(partner, r, tcs[partner], &oc);
@@ -151,7 +151,7 @@ int main(void)
   OT_OK(LAPI_Gfence(ot.h));
 
   /* Phase 2: the odd task stays out of LAPI while the burst lands. */
-  phase = 2;
+  __atomic_store_n(&phase, 2, __ATOMIC_SEQ_CST);
   __atomic_store_n(&on_main, 0, __ATOMIC_SEQ_CST);
   OT_OK(LAPI_Gfence(ot.h));
   if (partner < ot.n && ot.me % 2 == 0) {
