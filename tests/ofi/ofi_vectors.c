@@ -25,6 +25,8 @@
  * OFI_TEST_PULL_BUDGET=N (with LAPI_OFI_PULL_BUDGET=N, off shm): some
  * sink waited for the budget, no sink had more than N PULLs in flight,
  * and none is left counted once every transfer is done.
+ * OFI_TEST_PULL_BATCH=N (with LAPI_OFI_PULL_BATCH=N, off shm): PULLs
+ * asked for several chunks each, up to N, none for more.
  */
 #include "ofi_test.h"
 
@@ -87,6 +89,30 @@ static void check_pull_budget(void)
            "at the end", left, queued ? "a" : "no");
   waits = ot_job_sum(waits);
   OT_CHECK(waits > 0, "no sink ever waited for the budget of %ld", budget);
+}
+
+/* OFI_TEST_PULL_BATCH=N (with LAPI_OFI_PULL_BATCH=N, off shm): the
+ * carried PULLs asked for more than one chunk each on average, some for
+ * N, none for more (ofi_sink.c, pull_chunks). */
+static void check_pull_batch(void)
+{
+  const char *want = getenv("OFI_TEST_PULL_BATCH");
+  if (want == NULL)
+    return;
+  long batch = atol(want);
+  pthread_mutex_lock(&ofi.lock);
+  uint64_t pulls = ofi.st.batch_pulls, chunks = ofi.st.batch_chunks;
+  long peak = ofi.st.batch_peak;
+  pthread_mutex_unlock(&ofi.lock);
+  OT_CHECK(peak <= batch, "a PULL asked for %ld chunks, batch %ld", peak,
+           batch);
+  uint64_t reached = ot_job_sum(peak == batch);
+  pulls = ot_job_sum(pulls);
+  chunks = ot_job_sum(chunks);
+  OT_CHECK(pulls > 0 && chunks > pulls, "%llu carried PULLs asked for "
+           "%llu chunks: want more chunks than PULLs",
+           (unsigned long long)pulls, (unsigned long long)chunks);
+  OT_CHECK(reached > 0, "no PULL asked for a batch of %ld chunks", batch);
 }
 
 /* 1 if the test is to be skipped (CMA wanted, not usable here). */
@@ -376,6 +402,7 @@ int main(void)
   free(arenas);
 #ifdef OFI_VECTORS_WB
   check_pull_budget();
+  check_pull_batch();
   int skip = check_packref_path();
   skip |= check_read_path();
   int rc = ot_finish("ofi_vectors");

@@ -203,7 +203,8 @@ struct ofi_pull {
   struct ofi_hdr h;   /* id = the source transfer */
   uint64_t sink;      /* the sink's transfer */
   uint64_t offset;
-  uint32_t len;       /* at most the source's chunk */
+  uint32_t len;       /* at most the source's chunk; a carried DATA PULL
+                         up to OFI_PULL_BATCH_MAX of them (one DATA each) */
   uint16_t stream;
   uint16_t flags;     /* OFI_PULL_REF */
   uint32_t ref_landed; /* REF: every staged chunk numbered below this
@@ -214,6 +215,10 @@ struct ofi_pull {
 /* The sink can read the source's memory (same host, CMA): the source may
  * answer with a reference to the packed chunk (ofi_packref.c). */
 #define OFI_PULL_REF 1u
+
+/* The most chunks one PULL may ask (LAPI_OFI_PULL_BATCH is clamped to it;
+ * a source refuses more). */
+#define OFI_PULL_BATCH_MAX 16
 
 struct ofi_data {
   struct ofi_hdr h;   /* id = the sink's transfer */
@@ -528,6 +533,9 @@ struct ofi_stats {
                                 stage (sink side) */
   uint64_t pull_waits;       /* sinks that waited for the PULL budget */
   long pulls_peak;           /* most PULLs in flight at once (sink) */
+  uint64_t batch_pulls;      /* carried DATA PULLs sent (sink side) */
+  uint64_t batch_chunks;     /* the chunks they asked for */
+  long batch_peak;           /* most chunks one of them asked for */
   uint64_t dropped[OFI_BAD_N]; /* bad_pkts by class (STALE: stale_pkts) */
   uint64_t naks_sent;        /* no-FIN messages that failed here */
   uint64_t remote_fails;     /* ours that failed at the target (NAK, or
@@ -562,6 +570,7 @@ struct ofi_state {
   int credits;               /* requests in flight per peer */
   int read_window;           /* reads / pulls in flight per transfer */
   int pull_window;           /* PULLs in flight per transfer */
+  int pull_batch;            /* chunks asked by one carried PULL */
   long pull_budget;          /* PULLs in flight from all sinks (ofi_sink.c) */
   int rx_hold_max;           /* receive buffers eager AMs may hold */
   long ref_budget;           /* PULLs in flight beyond which a transfer

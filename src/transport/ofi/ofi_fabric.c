@@ -185,6 +185,9 @@ static void settings(void)
   /* 0: not set (by the provider, below) */
   ofi.pull_window = (int)env_size("LAPI_OFI_PULL_WINDOW", 0, 1, 256);
   ofi.pull_budget = (long)env_size("LAPI_OFI_PULL_BUDGET", 0, 1, 65536);
+  /* 0: not set (by the provider, below) */
+  ofi.pull_batch = (int)env_size("LAPI_OFI_PULL_BATCH", 0, 1,
+                                 OFI_PULL_BATCH_MAX);
   /* SIZE_MAX: not set (half the posted receive buffers, below) */
   ofi.rx_hold_max = (int)env_size("LAPI_OFI_RX_HOLD", SIZE_MAX, 0, 4096);
   ofi.ref_budget = (long)env_size("LAPI_OFI_REF_BUDGET", 8, 1, 65536);
@@ -302,6 +305,13 @@ static int provider_up(struct lapi_boot *b)
     ofi.buf_size = ofi.max_msg;
   ofi.chunk = ofi.buf_size - sizeof(struct ofi_data);
   eager_whole_buffers();
+  /* The headroom holds a DATA's header too: the chunk is then the whole
+   * LAPI_OFI_BUF_SIZE, a power of two by default, so 1 MiB is 16 chunks
+   * that end on block boundaries instead of 16 and a 17th of 640 B, a
+   * PULL round trip more on the packed path (docs/PERFORMANCE.md, "The
+   * packed pipeline, session 11"). */
+  if (ofi.buf_size - ofi.chunk >= OFI_EAGER_HEADROOM)
+    ofi.chunk = ofi.buf_size - OFI_EAGER_HEADROOM;
   size_t room = ofi.buf_size - sizeof(struct ofi_rts) - LAPI_AM_MAX_UHDR -
                 OFI_DESC_HEAD - 16;
   if (ofi.eager_limit > room)
@@ -364,6 +374,13 @@ static void read_defaults(void)
     ofi.pull_window = strcmp(ofi.prov, "shm") == 0 ? 4 : ofi.read_window;
   if (ofi.pull_budget == 0)
     ofi.pull_budget = ofi.nrecv / 2;
+  /* Half the window a PULL where chunks ride in packets: the sink sends
+   * and the source receives half the PULLs or fewer, and the source
+   * still has chunks asked for when the next PULL comes (ofi_sink.c). */
+  if (ofi.pull_batch == 0)
+    ofi.pull_batch = ofi.pull_window / 2 > 1 ? ofi.pull_window / 2 : 1;
+  if (ofi.pull_batch > OFI_PULL_BATCH_MAX)
+    ofi.pull_batch = OFI_PULL_BATCH_MAX;
   if (ofi.rx_hold_max > ofi.nrecv / 2 || ofi.rx_hold_max < 0)
     ofi.rx_hold_max = ofi.nrecv / 2; /* the rest keep the CQ receiving */
   if (strcmp(ofi.prov, "shm") != 0)

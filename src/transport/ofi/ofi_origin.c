@@ -1072,28 +1072,40 @@ void ofi_on_pull(const struct ofi_pull *p)
   size_t size = p->stream == OFI_STREAM_DESC ? x->desc_len
                 : x->role == OFI_R_SOURCE   ? x->data_len
                                             : 0;
-  if (p->stream > OFI_STREAM_DESC || p->len == 0 || p->len > ofi.chunk ||
+  /* Several chunks only for carried DATA (ofi_sink.c, pull_chunks). */
+  size_t most = p->stream == OFI_STREAM_DATA && !(p->flags & OFI_PULL_REF)
+                    ? (size_t)OFI_PULL_BATCH_MAX * ofi.chunk
+                    : ofi.chunk;
+  if (p->stream > OFI_STREAM_DESC || p->len == 0 || p->len > most ||
       p->offset > size || p->len > size - p->offset) {
     ofi_bad_pkt("PULL outside the stream", p->h.src);
     return;
   }
   if (ofi_ref_answer(x, p) == 0)
     return; /* packed into a stage the sink copies from */
-  struct ofi_buf *b = ofi_buf_get();
-  if (b == NULL) {
-    ofi_owe_pull(p); /* answered once a buffer is free */
-    return;
+  /* One DATA per chunk, each packed just before it is sent. */
+  for (size_t done = 0; done < p->len;) {
+    size_t n = p->len - done < ofi.chunk ? p->len - done : ofi.chunk;
+    struct ofi_buf *b = ofi_buf_get();
+    if (b == NULL) {
+      struct ofi_pull rest = *p; /* the chunks not sent yet */
+      rest.offset += done;
+      rest.len -= (uint32_t)done;
+      ofi_owe_pull(&rest); /* answered once a buffer is free */
+      return;
+    }
+    struct ofi_data *d = ofi_pkt_init(b, OFI_M_DATA, p->h.hndl, p->sink,
+                                      sizeof *d + n);
+    d->offset = p->offset + done;
+    d->stream = p->stream;
+    d->flags = 0;
+    if (p->stream == OFI_STREAM_DESC)
+      memcpy(d + 1, x->desc + d->offset, n);
+    else
+      lapi_vec_pack(x->src, d + 1, d->offset, n);
+    ofi_send(b, x->peer, 0);
+    done += n;
   }
-  struct ofi_data *d = ofi_pkt_init(b, OFI_M_DATA, p->h.hndl, p->sink,
-                                    sizeof *d + p->len);
-  d->offset = p->offset;
-  d->stream = p->stream;
-  d->flags = 0;
-  if (p->stream == OFI_STREAM_DESC)
-    memcpy(d + 1, x->desc + p->offset, p->len);
-  else
-    lapi_vec_pack(x->src, d + 1, p->offset, p->len);
-  ofi_send(b, x->peer, 0);
 }
 
 void ofi_on_rmw_reply(const struct ofi_rmw_reply *r)

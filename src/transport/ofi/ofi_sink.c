@@ -1390,19 +1390,60 @@ int ofi_pull_send(struct ofi_xfer *x, int stream, uint64_t offset,
   return ofi_send_small(x->peer, &p, sizeof p);
 }
 
-static int issue_pull(struct ofi_xfer *x, int stream, size_t total, int ref)
+/* One PULL for `chunks` chunks (fewer at the end of the stream): the
+ * source answers each with its own DATA, so the window, the budget and
+ * the DATA checks still count chunks. */
+static int issue_pull(struct ofi_xfer *x, int stream, size_t total, int ref,
+                      int chunks)
 {
   size_t n = total - x->issued;
-  if (n > ofi.chunk)
-    n = ofi.chunk;
+  int k = (int)((n + ofi.chunk - 1) / ofi.chunk);
+  if (k > chunks)
+    k = chunks;
+  if (n > (size_t)k * ofi.chunk)
+    n = (size_t)k * ofi.chunk;
   if (ofi_pull_send(x, stream, x->issued, n, ref) != LAPI_SUCCESS)
     return -FI_ENOMEM;
   x->issued += n;
-  x->inflight++;
-  x->pulls_out++;
-  if (++ofi.pulls_out > ofi.st.pulls_peak)
+  x->inflight += k;
+  x->pulls_out += k;
+  ofi.pulls_out += k;
+  if (stream == OFI_STREAM_DATA && !ref) {
+    ofi.st.batch_pulls++;
+    ofi.st.batch_chunks += (uint64_t)k;
+    if (k > ofi.st.batch_peak)
+      ofi.st.batch_peak = k;
+  }
+  if (ofi.pulls_out > ofi.st.pulls_peak)
     ofi.st.pulls_peak = ofi.pulls_out;
   return 0;
+}
+
+/* Chunks the next PULL of x asks for, or 0 to wait for more of its
+ * window: where chunks ride in packets (tcp), each PULL is a message
+ * the sink sends and the source receives between two packs, so one
+ * asks for ofi.pull_batch chunks (LAPI_OFI_PULL_BATCH, half the window)
+ * once that much of the window is free (docs/PERFORMANCE.md, "The
+ * packed pipeline, session 11").  By reference, and for descriptions,
+ * one chunk a PULL. */
+static int pull_chunks(const struct ofi_xfer *x, int window, size_t total,
+                       int batch)
+{
+  if (!batch || ofi.pull_batch <= 1)
+    return 1;
+  size_t left = (total - x->issued + ofi.chunk - 1) / ofi.chunk;
+  long k = window - x->inflight;
+  if (k > ofi.pull_batch)
+    k = ofi.pull_batch;
+  if (k > ofi.pull_budget - ofi.pulls_out)
+    k = ofi.pull_budget - ofi.pulls_out;
+  if ((size_t)k > left)
+    k = (long)left;
+  /* A short PULL only to start, or for the rest of the stream: else the
+   * window refills by whole batches. */
+  if (k < ofi.pull_batch && (size_t)k < left && x->inflight > 0)
+    return 0;
+  return k > 0 ? (int)k : 0;
 }
 
 /* x waits until PULLs in flight fall under ofi.pull_budget
@@ -1494,9 +1535,12 @@ static int issue(struct ofi_xfer *x)
      * all sinks a transfer keeps to one; its DATA brings it back. */
     if (ref && x->inflight > 0 && ofi.pulls_out >= ofi.ref_budget)
       break;
+    int chunks = rma ? 0 : pull_chunks(x, window, total, !ref && !desc);
+    if (!rma && chunks == 0)
+      break; /* on again when its DATA come */
     int rc = rma ? issue_read(x)
                  : issue_pull(x, desc ? OFI_STREAM_DESC : OFI_STREAM_DATA,
-                              total, ref);
+                              total, ref, chunks);
     if (rc == -FI_EAGAIN) {
       ofi.st.eagain++;
       return 0;
