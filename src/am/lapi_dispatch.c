@@ -317,8 +317,19 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
       ok = 1;
       break;
     }
-    if (lapi_progress(h) > 0) {
-      if (done(arg)) { /* the common end: what we waited for came */
+    /* lapi_progress, cut to what a tight turn needs: the networks (the
+     * other transports' progress is the dispatcher's), the condition as
+     * soon as they brought something (a directly delivered message: the
+     * answer's path), then h's queued work. */
+    int n = lapi_tp_tight_progress(h);
+    if (n > 0 && done(arg)) { /* the common end: what we waited for came */
+      ok = 1;
+      break;
+    }
+    if (lapi_may_dispatch(h))
+      n += drain(h, DRAIN_BATCH);
+    if (n > 0) {
+      if (done(arg)) {
         ok = 1;
         break;
       }

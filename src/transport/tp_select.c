@@ -105,6 +105,15 @@ int lapi_tp_tight(struct lapi_hndl *h, int on)
   return n;
 }
 
+int lapi_tp_tight_progress(struct lapi_hndl *h)
+{
+  int n = 0;
+  for (unsigned t = 0; t < lapi_tp_count; t++)
+    if (lapi_tp_all[t]->tight != lapi_tp_no_tight)
+      n += lapi_tp_all[t]->progress(h);
+  return n;
+}
+
 void lapi_tp_flush(struct lapi_hndl *h)
 {
   for (unsigned t = 0; t < lapi_tp_count; t++)
