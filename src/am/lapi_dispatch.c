@@ -140,9 +140,8 @@ void lapi_dispatch_cancel_from(struct lapi_hndl *h, int src)
 
 void lapi_tp_drained(struct lapi_hndl *h)
 {
-  for (unsigned t = 0; t < lapi_tp_count; t++)
-    if (lapi_tp_all[t]->drained)
-      lapi_tp_all[t]->drained(h);
+  for (unsigned t = 0; t < lapi_tp_draining_count; t++)
+    lapi_tp_draining[t]->drained(h);
 }
 
 static int dispatchable(const struct lapi_hndl *h)

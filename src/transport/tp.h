@@ -144,7 +144,8 @@ struct lapi_tp_ops {
 #define LAPI_TIGHT_START 1
 #define LAPI_TIGHT_PAUSE 2
 
-/* Every transport's tight op; returns how many have a network to poll. */
+/* The tight op of the transports with a network (lapi_tp_net; the others'
+ * would return 0); returns how many have a network to poll. */
 int lapi_tp_tight(struct lapi_hndl *h, int on);
 
 /* One poll of a tight wait (lapi_wait_tight, never on the dispatcher):
@@ -167,6 +168,12 @@ const struct lapi_tp_ops *lapi_tp_select(const struct lapi_hndl *h,
 /* Every transport this build has, for init/fini/progress of a handle. */
 extern const struct lapi_tp_ops *const lapi_tp_all[];
 extern const unsigned lapi_tp_count;
+/* Of them, those with a network to poll (tight op not lapi_tp_no_tight)
+ * and those with a drained op (tp_select.c). */
+extern const struct lapi_tp_ops *const lapi_tp_net[];
+extern const unsigned lapi_tp_net_count;
+extern const struct lapi_tp_ops *const lapi_tp_draining[];
+extern const unsigned lapi_tp_draining_count;
 /* Every transport's drained op for h (lapi_dispatch.c). */
 void lapi_tp_drained(struct lapi_hndl *h);
 
