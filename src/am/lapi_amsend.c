@@ -12,7 +12,9 @@
  * no counter.
  *
  * A message counts as outstanding on the handle from here until its data
- * landed at the target (LAPI_Fence waits for that).
+ * landed at the target (LAPI_Fence waits for that): counted before the
+ * transport's am_send, or by the transport itself before it can land
+ * (am_counts_outstanding), in either case before LAPI_Amsend returns.
  */
 #include "am/lapi_am.h"
 #include "vec/lapi_vec.h"
@@ -73,10 +75,13 @@ int lapi_am_submit(struct lapi_hndl *h, struct lapi_tp_am *am, int vector,
                         "LAPI_Resume_totask first", am->tgt);
 
   const struct lapi_tp_ops *tp = lapi_tp_select(h, am->tgt);
-  __atomic_add_fetch(&h->outstanding, 1, __ATOMIC_SEQ_CST);
+  int counted = !tp->am_counts_outstanding;
+  if (counted)
+    __atomic_add_fetch(&h->outstanding, 1, __ATOMIC_SEQ_CST);
   rc = tp->am_send(h, am);
   if (rc != LAPI_SUCCESS) {
-    lapi_am_origin_landed(h);
+    if (counted)
+      lapi_am_origin_landed(h);
     return LAPI_FAIL_IN(api, rc, "transport %s refused the message",
                         tp->name);
   }

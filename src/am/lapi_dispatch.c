@@ -147,9 +147,8 @@ void lapi_dispatch_cancel_from(struct lapi_hndl *h, int src)
 
 void lapi_tp_drained(struct lapi_hndl *h)
 {
-  for (unsigned t = 0; t < lapi_tp_count; t++)
-    if (lapi_tp_all[t]->drained)
-      lapi_tp_all[t]->drained(h);
+  for (unsigned t = 0; t < lapi_tp_draining_count; t++)
+    lapi_tp_draining[t]->drained(h);
 }
 
 static int dispatchable(const struct lapi_hndl *h)
@@ -331,8 +330,19 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
       ok = 1;
       break;
     }
-    if (lapi_progress(h) > 0) {
-      if (done(arg)) { /* the common end: what we waited for came */
+    /* lapi_progress, cut to what a tight turn needs: the networks (the
+     * other transports' progress is the dispatcher's), the condition as
+     * soon as they brought something (a directly delivered message: the
+     * answer's path), then h's queued work. */
+    int n = lapi_tp_tight_progress(h);
+    if (n > 0 && done(arg)) { /* the common end: what we waited for came */
+      ok = 1;
+      break;
+    }
+    if (lapi_may_dispatch(h))
+      n += drain(h, DRAIN_BATCH);
+    if (n > 0) {
+      if (done(arg)) {
         ok = 1;
         break;
       }

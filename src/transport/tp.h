@@ -100,6 +100,12 @@ struct lapi_tp_ops {
   void (*fini)(struct lapi_hndl *h);
   void (*caps)(struct lapi_tp_caps *caps);
   int (*am_send)(struct lapi_hndl *h, const struct lapi_tp_am *am);
+  /* 1: am_send counts a message it accepts in h->outstanding itself,
+   * before anything can land it (ofi: under ofi.lock, which every landing
+   * takes, and after the packet left, off the path of an answer), and
+   * counts nothing when it refuses one; 0: lapi_am_submit counts it
+   * before the call. */
+  int am_counts_outstanding;
   int (*put)(struct lapi_hndl *h, const struct lapi_tp_rma *op);
   int (*get)(struct lapi_hndl *h, const struct lapi_tp_rma *op);
   int (*rmw)(struct lapi_hndl *h, const struct lapi_tp_rmw *op);
@@ -138,8 +144,16 @@ struct lapi_tp_ops {
 #define LAPI_TIGHT_START 1
 #define LAPI_TIGHT_PAUSE 2
 
-/* Every transport's tight op; returns how many have a network to poll. */
+/* The tight op of the transports with a network (lapi_tp_net; the others'
+ * would return 0); returns how many have a network to poll. */
 int lapi_tp_tight(struct lapi_hndl *h, int on);
+
+/* One poll of a tight wait (lapi_wait_tight, never on the dispatcher):
+ * the progress op of the transports with a network to poll (a tight op
+ * other than lapi_tp_no_tight) only; off the dispatcher the others'
+ * progress has nothing for a process task's waiter (crts runs its queue
+ * on the dispatcher, self polls nothing).  Returns the events handled. */
+int lapi_tp_tight_progress(struct lapi_hndl *h);
 
 /* Every transport's flush op. */
 void lapi_tp_flush(struct lapi_hndl *h);
@@ -154,6 +168,12 @@ const struct lapi_tp_ops *lapi_tp_select(const struct lapi_hndl *h,
 /* Every transport this build has, for init/fini/progress of a handle. */
 extern const struct lapi_tp_ops *const lapi_tp_all[];
 extern const unsigned lapi_tp_count;
+/* Of them, those with a network to poll (tight op not lapi_tp_no_tight)
+ * and those with a drained op (tp_select.c). */
+extern const struct lapi_tp_ops *const lapi_tp_net[];
+extern const unsigned lapi_tp_net_count;
+extern const struct lapi_tp_ops *const lapi_tp_draining[];
+extern const unsigned lapi_tp_draining_count;
 /* Every transport's drained op for h (lapi_dispatch.c). */
 void lapi_tp_drained(struct lapi_hndl *h);
 

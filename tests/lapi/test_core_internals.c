@@ -130,6 +130,23 @@ Test(core_internals, selector_and_stubs)
   cr_assert(caps.strided && caps.atomics && caps.max_pkt > 0);
   cr_assert_geq(lapi_tp_count, 1);
   cr_assert_eq(lapi_tp_all[0], &lapi_tp_self);
+  /* The small-message path's subsets name exactly the transports with a
+   * network (a tight op) and those with a drained op. */
+  unsigned nets = 0, drains = 0;
+  for (unsigned t = 0; t < lapi_tp_count; t++) {
+    const struct lapi_tp_ops *tp = lapi_tp_all[t];
+    int in_net = 0, in_drain = 0;
+    for (unsigned k = 0; k < lapi_tp_net_count; k++)
+      in_net |= lapi_tp_net[k] == tp;
+    for (unsigned k = 0; k < lapi_tp_draining_count; k++)
+      in_drain |= lapi_tp_draining[k] == tp;
+    cr_assert_eq(in_net, tp->tight != lapi_tp_no_tight, "%s", tp->name);
+    cr_assert_eq(in_drain, tp->drained != NULL, "%s", tp->name);
+    nets += (unsigned)in_net;
+    drains += (unsigned)in_drain;
+  }
+  cr_assert_eq(nets, lapi_tp_net_count);
+  cr_assert_eq(drains, lapi_tp_draining_count);
   cr_assert_null(lapi_hndl_get(hv + 1));
   LAPI_Term(hv);
   cr_assert_null(lapi_hndl_get(hv));

@@ -15,6 +15,10 @@
  * LAPI_OFI_DIRECT=0 in the environment.  With OFI_DIRECT_INTERRUPT=1 the
  * handle stays in interrupt mode: the waiter delivers what it reads
  * while the dispatcher runs the rest, and the same checks hold.
+ * Phases 3 and 4 check that the polling registrations that waits leave
+ * behind all end once nobody waits: two threads' at once, and 70
+ * short-lived threads' one after another (more than the transport has
+ * slots for).
  */
 #include "ofi_test.h"
 
@@ -108,6 +112,30 @@ static void send_one(int to, int round, lapi_cntr_t *tgt_cntr,
   fill(out_data[k], round, ot.me);
   OT_OK(LAPI_Amsend(ot.h, (uint)to, (void *)1, &out_uh[k], sizeof out_uh[k],
                     out_data[k], DATA, tgt_cntr, org_cntr, NULL));
+}
+
+/* Phase 4: one short-lived thread after another, more of them than the
+ * transport keeps registration slots for (LINGER_SLOTS, 64): each says
+ * it is ready, then waits for the partner's answer. */
+#define ONE_WAIT_THREADS 70
+static int one_wait_partner;
+
+static void *one_wait(void *arg)
+{
+  int r = (int)(long)arg;
+  send_one(one_wait_partner, r % BURST, twins[1][one_wait_partner], NULL);
+  OT_OK(LAPI_Waitcntr(ot.h, &twin[0], 1, NULL));
+  return NULL;
+}
+
+static void registrations_end(const char *after)
+{
+  int reg = -1;
+  for (int ms = 0; ms < 2000 && (reg = ofi_tight_registered()) != 0; ms += 10)
+    usleep(10000); /* no LAPI call meanwhile: the progress thread ends
+                      what was left */
+  OT_CHECK(reg == 0, "%d polling registrations left with nobody waiting "
+           "after %s", reg, after);
 }
 
 int main(void)
@@ -221,12 +249,29 @@ int main(void)
       OT_OK(LAPI_Waitcntr(ot.h, &oc, 1, NULL));
     }
   }
-  int reg = -1;
-  for (int ms = 0; ms < 2000 && (reg = ofi_tight_registered()) != 0; ms += 10)
-    usleep(10000); /* no LAPI call meanwhile: the progress thread ends
-                      what was left */
-  OT_CHECK(reg == 0, "%d polling registrations left with nobody waiting",
-           reg);
+  registrations_end("two threads' waits");
+
+  /* Phase 4: the threads past the slots end their registrations when
+   * their waits end; the others' are left, then ended for them. */
+  OT_OK(LAPI_Gfence(ot.h));
+  for (int k = 0; k < 2; k++)
+    OT_OK(LAPI_Setcntr(ot.h, &twin[k], 0));
+  OT_OK(LAPI_Gfence(ot.h));
+  one_wait_partner = partner;
+  if (partner < ot.n && ot.me % 2 == 1) {
+    for (long r = 0; r < ONE_WAIT_THREADS; r++) {
+      pthread_t th;
+      pthread_create(&th, NULL, one_wait, (void *)r);
+      pthread_join(th, NULL);
+    }
+  } else if (partner < ot.n) {
+    for (int r = 0; r < ONE_WAIT_THREADS; r++) {
+      OT_OK(LAPI_Waitcntr(ot.h, &twin[1], 1, NULL));
+      send_one(partner, r % BURST, twins[0][partner], NULL);
+    }
+  }
+  OT_OK(LAPI_Gfence(ot.h));
+  registrations_end("short-lived threads' waits");
   for (int k = 0; k < 2; k++)
     free(twins[k]);
   return ot_finish("ofi_direct");

@@ -730,6 +730,10 @@ static int am_send_direct(struct lapi_hndl *h, const struct lapi_tp_am *am)
     memcpy(d, am->udata, am->udata_len);
   p->credits--; /* back when the target counts it done */
   ofi_send(b, peer, 0);
+  /* Outstanding for LAPI_Fence from here (am_counts_outstanding): a
+   * locked add less before the inject, and nothing lands it before we
+   * release ofi.lock (failures of ofi_send are declared later). */
+  __atomic_add_fetch(&h->outstanding, 1, __ATOMIC_SEQ_CST);
   /* packed: the origin buffer is free */
   lapi_am_origin_sent(h, am->tgt, am->org_cntr, NULL, NULL, LAPI_SUCCESS);
   return 1;
@@ -786,6 +790,7 @@ static int ofi_am_send(struct lapi_hndl *h, const struct lapi_tp_am *am)
     pthread_mutex_unlock(&ofi.lock);
     return rc;
   }
+  __atomic_add_fetch(&h->outstanding, 1, __ATOMIC_SEQ_CST); /* launched next */
   choose_mode(x);
   if (credit_take(x))
     launch(x);
@@ -953,6 +958,7 @@ const struct lapi_tp_ops lapi_tp_ofi = {
   .fini = ofi_tp_fini,
   .caps = ofi_caps,
   .am_send = ofi_am_send,
+  .am_counts_outstanding = 1,
   .put = ofi_put,
   .get = ofi_get,
   .rmw = ofi_rmw,

@@ -448,30 +448,55 @@ static void nap_aside(void)
 }
 
 /* Registrations left behind by tight pollers whose waits ended in
- * polling mode (LAPI_TIGHT_PAUSE): the next wait of any thread adopts
- * one without a lock, a write to the shared bell page or a CQ read; the
+ * polling mode (LAPI_TIGHT_PAUSE): the thread's next wait adopts its own
+ * without a lock, a write to the shared bell page or a CQ read; the
  * progress thread, which polls in 1 ms slices while anything is
- * registered, ends them LINGER_MS after the last was left.  Meanwhile an
+ * registered, ends one LINGER_MS after it was left.  Meanwhile an
  * arrival waits for the next LAPI call or for that slice: in polling
- * mode nothing runs a handler before the next call anyway.  A count, not
- * a flag: two threads may leave one each, and every one left must be
- * ended, or peers would never ring us again.
- * A pause reads no clock (it is on the way from an arrival back to the
- * application): it also counts itself in the word's upper half, and the
- * progress thread ends the registrations once the word has stayed the
- * same for LINGER_MS by its own clock (so 1 ms slice later at most). */
+ * mode nothing runs a handler before the next call anyway.  Every one
+ * left must be ended, or peers would never ring us again.
+ * Each thread leaves its registration in a word of its own (a slot of
+ * `lingering`), by a plain store: the pause is on the way from an
+ * arrival back to the application, where a locked add on a shared word
+ * cost one more locked instruction per message.  The thread's next START
+ * and the progress thread's end take it back by a compare-and-swap, so
+ * exactly one of them has it.  A pause reads no clock either: it counts
+ * itself in the word's upper half, and the progress thread ends the
+ * registration once the word has stayed the same for LINGER_MS by its
+ * own clock (so 1 ms slice later at most).  A thread beyond the
+ * LINGER_SLOTS first pollers ends its registration at every wait's end
+ * (as LAPI_TIGHT_STOP).  A slot stays its thread's for the process's
+ * life (a left one of a thread gone is ended as any other). */
 #define LINGER_MS 2
-#define LINGER_PAUSE ((uint64_t)1 << 32)
-static uint64_t linger;     /* atomic: registrations nobody polls on (low
-                               32 bits), pauses so far (high 32 bits) */
-static unsigned linger_gen; /* the endpoint life they belong to */
-/* The progress thread's: the word as it last saw it, and since when. */
-static uint64_t linger_seen;
-static int64_t linger_seen_ms;
+#define LINGER_SLOTS 64
+#define LINGER_LEFT 1u                    /* low bit: left, nobody polls */
+#define LINGER_PAUSE ((uint64_t)1 << 32) /* the pauses, upper half */
+struct linger_slot {
+  uint64_t word;  /* atomic: LINGER_LEFT | pauses so far */
+  unsigned gen;   /* atomic: the endpoint life of a left registration */
+} __attribute__((aligned(64))); /* its thread's line alone */
+static struct linger_slot lingering[LINGER_SLOTS];
+static unsigned lingering_used; /* atomic: slots handed out */
+/* The progress thread's: each word as it last saw it, and since when. */
+static uint64_t linger_seen[LINGER_SLOTS];
+static int64_t linger_seen_ms[LINGER_SLOTS];
 
-static int linger_count(uint64_t word)
+static unsigned linger_slots(void)
 {
-  return (int)(uint32_t)word;
+  unsigned n = __atomic_load_n(&lingering_used, __ATOMIC_ACQUIRE);
+  return n < LINGER_SLOTS ? n : LINGER_SLOTS;
+}
+
+/* Left registrations of this endpoint life (under ofi.lock). */
+static int linger_count(void)
+{
+  int n = 0;
+  for (unsigned i = 0, used = linger_slots(); i < used; i++)
+    if ((__atomic_load_n(&lingering[i].word, __ATOMIC_ACQUIRE) &
+         LINGER_LEFT) &&
+        __atomic_load_n(&lingering[i].gen, __ATOMIC_RELAXED) == ofi.gen)
+      n++;
+  return n;
 }
 
 static void wait_fd(int ms)
@@ -496,32 +521,39 @@ static void wait_fd(int ms)
   pthread_mutex_lock(&ofi.lock);
 }
 
-/* Under ofi.lock: give up a left registration older than LINGER_MS
- * (unless a thread adopted it meanwhile) and read the CQ, as the thread
- * that left it would have.  1 if it ended one. */
+/* Under ofi.lock: give up the left registrations older than LINGER_MS
+ * (unless their thread adopted them meanwhile) and read the CQ, as the
+ * threads that left them would have.  1 if it ended one. */
 static int linger_end_old(void)
 {
-  uint64_t w = __atomic_load_n(&linger, __ATOMIC_ACQUIRE);
-  if (linger_count(w) == 0)
-    return 0;
-  int64_t now = ofi_now_ms();
-  if (w != linger_seen) { /* left (again) since we last looked */
-    linger_seen = w;
-    linger_seen_ms = now;
-    return 0;
+  int ended = 0;
+  int64_t now = -1;
+  for (unsigned i = 0, used = linger_slots(); i < used; i++) {
+    struct linger_slot *ls = &lingering[i];
+    uint64_t w = __atomic_load_n(&ls->word, __ATOMIC_ACQUIRE);
+    if (!(w & LINGER_LEFT))
+      continue;
+    if (now < 0)
+      now = ofi_now_ms();
+    if (w != linger_seen[i]) { /* left (again) since we last looked */
+      linger_seen[i] = w;
+      linger_seen_ms[i] = now;
+      continue;
+    }
+    if (now - linger_seen_ms[i] < LINGER_MS)
+      continue;
+    /* the count of pauses stays; lost to an adoption: its thread polls */
+    if (!__atomic_compare_exchange_n(&ls->word, &w, w & ~(uint64_t)LINGER_LEFT,
+                                     0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      continue;
+    if (__atomic_load_n(&ls->gen, __ATOMIC_RELAXED) != ofi.gen)
+      continue; /* of an endpoint life gone by: counted nowhere now */
+    ofi_bell_polled(-1);
+    __atomic_sub_fetch(&tight_pollers, 1, __ATOMIC_SEQ_CST);
+    ended++;
   }
-  if (now - linger_seen_ms < LINGER_MS)
+  if (ended == 0)
     return 0;
-  /* all of them, the count of pauses stays */
-  while (linger_count(w) > 0 &&
-         !__atomic_compare_exchange_n(&linger, &w, w & ~(LINGER_PAUSE - 1),
-                                      0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-    ;
-  int n = linger_count(w);
-  if (n == 0)
-    return 0;
-  ofi_bell_polled(-n);
-  __atomic_sub_fetch(&tight_pollers, n, __ATOMIC_SEQ_CST);
   ofi_direct_settle();
   drain_cq();
   return 1;
@@ -537,7 +569,7 @@ int ofi_tight_registered(void)
 static int app_polls(void)
 {
   return __atomic_load_n(&tight_pollers, __ATOMIC_SEQ_CST) -
-             linger_count(__atomic_load_n(&linger, __ATOMIC_SEQ_CST)) > 0;
+             linger_count() > 0;
 }
 
 /* The packed path's PULLs and DATA need somebody's progress at both
@@ -702,6 +734,7 @@ int ofi_tp_progress(struct lapi_hndl *h)
  * (on = 1 again is cheap).  Registrations belong to one endpoint's life
  * (tight_gen): a poller that outlives a LAPI_Term leaves nothing behind. */
 static OFI_TLS unsigned tight_gen;
+static OFI_TLS struct linger_slot *my_linger; /* NULL: none (yet) */
 static OFI_TLS int pass_owed; /* the pass that ended tight polling */
 
 void ofi_owed_pass(void)
@@ -721,16 +754,18 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
     if (tight_thread)
       return 1;
     pass_owed = 0; /* the loop polls anyway */
-    uint64_t left = __atomic_load_n(&linger, __ATOMIC_RELAXED);
-    while (linger_count(left) > 0 &&
-           !__atomic_compare_exchange_n(&linger, &left, left - 1, 0,
-                                        __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-      ;
-    if (linger_count(left) > 0) {
-      /* adopted: the registration never lapsed, nothing went unread */
-      tight_thread = 1;
-      tight_gen = __atomic_load_n(&linger_gen, __ATOMIC_RELAXED);
-      return 1;
+    struct linger_slot *ls = my_linger;
+    if (ls) {
+      uint64_t w = __atomic_load_n(&ls->word, __ATOMIC_RELAXED);
+      if ((w & LINGER_LEFT) &&
+          __atomic_compare_exchange_n(&ls->word, &w,
+                                      w & ~(uint64_t)LINGER_LEFT, 0,
+                                      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+        /* adopted: the registration never lapsed, nothing went unread */
+        tight_thread = 1;
+        tight_gen = __atomic_load_n(&ls->gen, __ATOMIC_RELAXED);
+        return 1;
+      }
     }
     pthread_mutex_lock(&ofi.lock);
     int ok = ofi.up;
@@ -739,6 +774,11 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
       tight_gen = ofi.gen;
       ofi_bell_polled(1);
       __atomic_add_fetch(&tight_pollers, 1, __ATOMIC_SEQ_CST);
+      if (ls == NULL) {
+        unsigned i = __atomic_fetch_add(&lingering_used, 1, __ATOMIC_ACQ_REL);
+        if (i < LINGER_SLOTS)
+          my_linger = &lingering[i];
+      }
     }
     pthread_mutex_unlock(&ofi.lock);
     /* The progress thread may sleep long (nobody rings it now): wake it
@@ -750,9 +790,14 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
   if (!tight_thread)
     return 0;
   tight_thread = 0;
-  if (on == LAPI_TIGHT_PAUSE) {
-    __atomic_store_n(&linger_gen, tight_gen, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&linger, LINGER_PAUSE + 1, __ATOMIC_RELEASE);
+  struct linger_slot *ls = my_linger;
+  if (on == LAPI_TIGHT_PAUSE && ls) {
+    /* Only this thread writes its word while it polls: a plain store. */
+    __atomic_store_n(&ls->gen, tight_gen, __ATOMIC_RELAXED); /* read
+                                        after the word, by its acquire */
+    uint64_t w = __atomic_load_n(&ls->word, __ATOMIC_RELAXED);
+    __atomic_store_n(&ls->word, w + LINGER_PAUSE + LINGER_LEFT,
+                     __ATOMIC_RELEASE);
     return 0;
   }
   pthread_mutex_lock(&ofi.lock);
@@ -777,8 +822,13 @@ int ofi_progress_start(void)
 {
   __atomic_store_n(&ofi.stop, 0, __ATOMIC_SEQ_CST);
   __atomic_store_n(&tight_pollers, 0, __ATOMIC_SEQ_CST); /* a new life */
-  __atomic_store_n(&linger, 0, __ATOMIC_SEQ_CST);
-  linger_seen = 0; /* the thread is not running yet */
+  /* Left registrations of the life gone by are counted nowhere now; a
+   * thread that leaves one of it later marks it with its own life's gen. */
+  for (unsigned i = 0; i < LINGER_SLOTS; i++) {
+    __atomic_and_fetch(&lingering[i].word, ~(uint64_t)LINGER_LEFT,
+                       __ATOMIC_SEQ_CST);
+    linger_seen[i] = 0; /* the thread is not running yet */
+  }
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
