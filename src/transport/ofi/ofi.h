@@ -891,6 +891,8 @@ uint32_t ofi_nofin_take(uint peer, struct lapi_hndl *h);
 void ofi_nofin_peer_fail(uint peer);
 void ofi_nofin_starved(uint peer);
 void ofi_ack_watch(void);
+/* LAPI_Term: every peer hears the counts it has not heard yet. */
+void ofi_ack_final(void);
 void ofi_ack_stamp(struct ofi_hdr *hd, uint peer);
 int ofi_ack_in(const struct ofi_hdr *hd);
 /* Apply the counts ofi_ack_in left owed (under ofi.lock). */

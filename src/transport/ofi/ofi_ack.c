@@ -366,6 +366,22 @@ static void send_ack(uint peer)
   ofi_send_small(peer, &a, sizeof a); /* ofi_ack_stamp fills the counts */
 }
 
+/* A peer's messages kept for our counts (eager ones with a completion
+ * counter, docs/PROTOCOL.md) end only when it hears them.  Below
+ * ack_every() nothing was sent unasked, and its ACK_REQ may come after
+ * we close: LAPI_Term's barrier holds us back for it only while the job
+ * is whole (a job that lost a task fails the barrier at once, and the
+ * survivor waited out TIMEOUT for a message long delivered). */
+void ofi_ack_final(void)
+{
+  for (uint t = 0; t < ofi.ntasks; t++) {
+    struct ofi_peer *p = &ofi.peers[t];
+    if (!p->failed &&
+        (p->told_done != p->in_done || p->told_base != p->in_base))
+      send_ack(t);
+  }
+}
+
 void ofi_ack_stamp(struct ofi_hdr *hd, uint peer)
 {
   struct ofi_peer *p = &ofi.peers[peer];

@@ -826,8 +826,14 @@ void ofi_tp_fini(struct lapi_hndl *h)
     pthread_mutex_unlock(&open_lock);
     return;
   }
-  /* Our last FINs must leave before the endpoint closes, for at most
-   * TIMEOUT (a peer that stopped answering keeps its packets). */
+  /* Our last FINs and counts must leave before the endpoint closes, for
+   * at most TIMEOUT (a peer that stopped answering keeps its packets). */
+  pthread_mutex_lock(&ofi.lock);
+  if (ofi.up) {
+    ofi_direct_settle(); /* the ends direct deliveries owe */
+    ofi_ack_final();
+  }
+  pthread_mutex_unlock(&ofi.lock);
   int64_t end = ofi_now_ms() + 1000L * tmo;
   for (;;) {
     pthread_mutex_lock(&ofi.lock);
