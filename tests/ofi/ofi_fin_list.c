@@ -266,5 +266,7 @@ int main(void)
   free(tgt_cntrs);
   free(boxes);
   free(puts);
-  return ot_finish("ofi_fin_list");
+  int rc = ot_finish("ofi_fin_list");
+  free(get_src); /* peers read it until the end */
+  return rc;
 }
