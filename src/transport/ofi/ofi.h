@@ -15,6 +15,7 @@
  *   ofi_origin.c   the tp ops: AM, put, get, rmw at the origin; FIN
  *   ofi_ack.c      acknowledgements of messages sent without a FIN
  *   ofi_fin.c      FINs a sink finished in one pass, sent as one list
+ *   ofi_ask.c      ASK about a transfer whose answer may have been lost
  *   ofi_sink.c     arrivals: header handlers, eager data, RMA reads and
  *                  the pipelined packed path, completion
  *   ofi_cma.c      RMA reads within the host by process_vm_readv (and
@@ -43,7 +44,7 @@
 
 /* ------------------------------------------------------------- the wire */
 
-#define OFI_WIRE_MAGIC 0x4c4f4634u /* "LOF4": magic and wire version */
+#define OFI_WIRE_MAGIC 0x4c4f4635u /* "LOF5": magic and wire version */
 
 /* Sequence numbers of no-FIN messages a target tracks per origin beyond
  * the last one acknowledged in order (a wire constant: both sides). */
@@ -64,6 +65,8 @@ enum ofi_msg_type {
   OFI_M_SHORT,     /* an eager no-FIN Amsend in a compact header */
   OFI_M_NAK,       /* a no-FIN message failed at its target */
   OFI_M_FIN_LIST,  /* the FINs of several transfers (ofi_fin.c) */
+  OFI_M_ASK,       /* do you still hold the other end of this transfer? */
+  OFI_M_UNKNOWN,   /* the answer: no (its FIN or reply was lost) */
   OFI_M_LAST
 };
 
@@ -266,6 +269,24 @@ struct ofi_fin_list {
   uint32_t pad;       /* 0 */
 };
 
+/* ASK, id = the asker's transfer, which waited long for its peer's
+ * answer (ofi_ask.c): does the peer still hold the
+ * other end?  UNKNOWN, the same layout, says it does not: its FIN or
+ * reply was lost (a connection closed under it), nothing more will come.
+ * hndl 0 (the id names the transfer).  A peer that holds it says
+ * nothing; the asker asks again later. */
+enum {
+  OFI_ASK_SINK = 1, /* the asker is a source: a sink whose src_xfer is id */
+  OFI_ASK_GET,      /* the asker's GET: a GET target whose cookie is id */
+  OFI_ASK_RMW,      /* the asker's RMW: never held (answered at once) */
+};
+
+struct ofi_ask {
+  struct ofi_hdr h;
+  uint32_t what;      /* OFI_ASK_* */
+  uint32_t pad;       /* 0 */
+};
+
 /* A no-FIN message (eager AM or put) the target refused or found
  * malformed: what a FIN's status would have said.  Sent before the
  * message counts as completed (ofi_ack.c). */
@@ -446,6 +467,9 @@ struct ofi_xfer {
   int nf_soon;               /* SOURCE: no-FIN but waited for: kept until
                                 the counts cover nf_seq (peer's nf_xfer) */
   int nf_status;             /* nf_soon: its NAK's status, if one came */
+  int64_t watch_ms;          /* when the watchdog first saw it waiting,
+                                or last asked about it (ask_watch) */
+  int asked;                 /* an ASK about it went to its peer */
 
   /* R_GET: the origin's destination. */
   const lapi_vec_t *org_dst;
@@ -543,6 +567,10 @@ struct ofi_stats {
   uint64_t fins;             /* FINs sent alone (sink side) */
   uint64_t fin_lists;        /* FIN lists sent (ofi_fin.c) */
   uint64_t fins_listed;      /* FINs that went in them */
+  uint64_t asks;             /* ASKs sent about long-waiting transfers */
+  uint64_t unknowns;         /* UNKNOWN answers sent (we held no such
+                                transfer) */
+  uint64_t asks_held;        /* ASKs about a transfer we held (no answer) */
 };
 
 struct ofi_owed;
@@ -822,6 +850,10 @@ void ofi_credit_give(uint peer, uint n);
 void ofi_on_fin(const struct ofi_fin *f);
 void ofi_on_pull(const struct ofi_pull *p);
 void ofi_on_rmw_reply(const struct ofi_rmw_reply *r);
+/* ofi_ask.c: transfers whose answer may have been lost (ofi.lock) */
+void ofi_ask_watch(int64_t now, int64_t after_ms);
+void ofi_on_ask(const struct ofi_ask *a);
+void ofi_on_unknown(const struct ofi_ask *a);
 void ofi_source_start(struct ofi_xfer *x);
 void ofi_relaunch(struct ofi_xfer *x); /* its owed first packet */
 void ofi_source_mode(struct ofi_xfer *x);

@@ -12,9 +12,9 @@
  *   SENDER  a sender outside the job
  *   HNDL    a handle value beyond LAPI_AM_MAX_HANDLES
  *   ACK     ack_done 2^30 beyond what was stamped
- *   STALE   FIN, DATA, PULL, RMW_REPLY: the id of a transfer that is gone
- *           (an older generation of its slot) or never was (a slot far
- *           beyond any table); FIN_LIST: every entry's id so
+ *   STALE   FIN, DATA, PULL, RMW_REPLY, UNKNOWN: the id of a transfer
+ *           that is gone (an older generation of its slot) or never was
+ *           (a slot far beyond any table); FIN_LIST: every entry's id so
  *   DATA    DATA at an offset 2^62 beyond the one pulled
  *   RTS     RTS whose uhdr, inline description or eager data length is 8
  *           more than the packet holds (sent without NO_FIN, so that a
@@ -102,7 +102,8 @@ static int class_fits(enum ofi_bad cls, int type)
   switch (cls) {
   case OFI_BAD_STALE:
     return type == OFI_M_FIN || type == OFI_M_DATA || type == OFI_M_PULL ||
-           type == OFI_M_RMW_REPLY || type == OFI_M_FIN_LIST;
+           type == OFI_M_RMW_REPLY || type == OFI_M_FIN_LIST ||
+           type == OFI_M_UNKNOWN;
   case OFI_BAD_DATA: return type == OFI_M_DATA;
   case OFI_BAD_RTS: return type == OFI_M_RTS || type == OFI_M_SHORT;
   case OFI_BAD_NAK: return type == OFI_M_NAK;

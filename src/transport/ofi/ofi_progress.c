@@ -110,6 +110,8 @@ static int packet_run(const unsigned char *mem, size_t len)
     break;
   case OFI_M_PING: pong(hd); break;
   case OFI_M_ACK_REQ: ofi_on_ack_req(hd); break;
+  case OFI_M_ASK: ofi_on_ask((const struct ofi_ask *)mem); break;
+  case OFI_M_UNKNOWN: ofi_on_unknown((const struct ofi_ask *)mem); break;
   default: break; /* PONG, ACK: last_rx_ms and the counts are all */
   }
   return (int)hd->src;
@@ -381,6 +383,10 @@ static void watchdog(void)
     }
   }
   free(wait);
+  /* PINGs pass on a new connection while an answer lost with the old
+   * one never comes: ask about transfers that waited that long. */
+  if (ofi.xlive)
+    ofi_ask_watch(now, ping);
 }
 
 /* CGs that exited without LAPI_Term, as the launcher reports them (the

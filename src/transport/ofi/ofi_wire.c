@@ -27,6 +27,8 @@ static const size_t min_len[OFI_M_LAST] = {
   [OFI_M_SHORT] = sizeof(struct ofi_short),
   [OFI_M_NAK] = sizeof(struct ofi_nak),
   [OFI_M_FIN_LIST] = sizeof(struct ofi_fin_list),
+  [OFI_M_ASK] = sizeof(struct ofi_ask),
+  [OFI_M_UNKNOWN] = sizeof(struct ofi_ask),
 };
 
 size_t ofi_pkt_min(int type)

@@ -1,0 +1,153 @@
+/*
+ * ofi_ask.c - a transfer whose answer was lost with a connection.
+ *
+ * Over tcp;ofi_rxm a connection can close under a packet without any
+ * error reaching our CQ (the peer's provider closed it on an RMA with a
+ * wrong key; the FIN sent after it failed inside rxm), while rxm opens a
+ * new one on which PINGs and PONGs pass: the silence watch sees a live
+ * peer, and a transfer waiting for that FIN would wait forever.  So a
+ * transfer that has waited for its peer's answer longer than the ping
+ * interval (TIMEOUT/4, at least 1 s) is asked about: ASK quotes its id,
+ * and a peer that holds no such transfer answers UNKNOWN.  The asker
+ * then knows a packet was lost and declares the peer gone (as after a
+ * failed send: error handlers, counter waits end within TIMEOUT).  A
+ * peer that holds it says nothing; it is asked again an interval later.
+ *
+ * Why UNKNOWN never overtakes a real answer: packets to one peer are
+ * delivered in the order they were posted (the retry queue keeps that
+ * order, and a packet to a peer with queued ones queues behind them), so
+ * the answerer first sends the FINs it holds for lists, and stays silent
+ * while a packet to the asker is owed (no buffer: an owed FIN may leave
+ * after a later packet); the asker asks only about transfers launched
+ * (credit taken) and while nothing to that peer is owed (an owed
+ * launch), so the ASK cannot arrive before the packet it asks about.  An answer crossing the ASK
+ * arrives before the UNKNOWN, which then finds nothing and counts as
+ * stale.
+ *
+ * Off every message's path: the watchdog runs this every 250 ms; a
+ * transfer costs nothing until it has waited an interval (one field set
+ * by the watchdog, zeroed with the record).
+ * Everything here runs under ofi.lock.
+ */
+#include <stdio.h>
+
+#include "transport/ofi/ofi.h"
+
+/* At most this many ASKs per watchdog pass (more wait for the next). */
+#define ASKS_PER_PASS 64
+
+/* What x waits to hear from its peer, as an OFI_ASK_* (0: not a FIN or a
+ * GET's answer, or not sent yet). */
+static uint32_t awaited(const struct ofi_xfer *x)
+{
+  if (x->failed || x->desc_phase ||
+      (x->get_write && x->role == OFI_R_SOURCE))
+    return 0; /* failed; a GET target pulling the description (the
+                 origin holds no sink yet) or writing: its own work */
+  if (x->role == OFI_R_GET)
+    return x->holds_credit ? OFI_ASK_GET : 0; /* else not launched */
+  if (x->role == OFI_R_RMW)
+    return x->holds_credit ? OFI_ASK_RMW : 0;
+  if (x->role != OFI_R_SOURCE)
+    return 0;
+  /* An AM or put launched (credit taken; kept no-FIN ones gave theirs
+   * back: the acknowledgement counts answer them), or a GET's reply
+   * (uncredited, started at once) waiting for its reader's FIN. */
+  return x->kind == OFI_K_GETREPLY || x->holds_credit ? OFI_ASK_SINK : 0;
+}
+
+static void ask_send(const struct ofi_xfer *x, uint32_t what, int type)
+{
+  struct ofi_ask a;
+  ofi_hdr_init(&a.h, type, 0, x->id, sizeof a);
+  a.what = what;
+  a.pad = 0;
+  ofi_send_small(x->peer, &a, sizeof a);
+}
+
+void ofi_ask_watch(int64_t now, int64_t after_ms)
+{
+  int asks = 0;
+  for (uint32_t s = 0; s < ofi.xcap && asks < ASKS_PER_PASS; s++) {
+    struct ofi_xfer *x = ofi.xtab[s];
+    uint32_t what = x ? awaited(x) : 0;
+    if (what == 0)
+      continue;
+    struct ofi_peer *p = &ofi.peers[x->peer];
+    if (p->failed || p->fail_pending || p->owed)
+      continue; /* an earlier packet to it is owed: may come later */
+    if (x->watch_ms == 0) {
+      x->watch_ms = now;
+      continue;
+    }
+    if (now - x->watch_ms < after_ms)
+      continue;
+    x->watch_ms = now;
+    x->asked = 1;
+    ofi.st.asks++;
+    ask_send(x, what, OFI_M_ASK);
+    asks++;
+  }
+}
+
+/* The fields of an ASK or UNKNOWN beyond the header check. */
+static int ask_ok(const struct ofi_ask *a)
+{
+  if (a->h.len != sizeof *a || a->h.hndl != 0 || a->pad != 0 ||
+      a->what < OFI_ASK_SINK || a->what > OFI_ASK_RMW) {
+    ofi_bad_pkt("ASK or UNKNOWN fields", a->h.src);
+    return 0;
+  }
+  return 1;
+}
+
+void ofi_on_ask(const struct ofi_ask *a)
+{
+  if (!ask_ok(a))
+    return;
+  uint src = a->h.src;
+  for (uint32_t s = 0; s < ofi.xcap; s++) {
+    const struct ofi_xfer *x = ofi.xtab[s];
+    if (x == NULL || x->peer != src)
+      continue;
+    /* (an RMW is never held: its reply leaves when it arrives) */
+    if (a->what == OFI_ASK_SINK ? x->role == OFI_R_SINK &&
+                                      x->src_xfer == a->h.id
+        : a->what == OFI_ASK_GET ? x->role == OFI_R_SOURCE &&
+                                       x->kind == OFI_K_GETREPLY &&
+                                       x->cookie == a->h.id
+                                 : 0)
+    {
+      ofi.st.asks_held++;
+      return; /* held: its answer is still to come */
+    }
+  }
+  /* Not held: its answer left, or never will.  Held FINs go first; an
+   * answer owed (no buffer) could come after an UNKNOWN sent now.  (One
+   * in the retry queue is fine: the UNKNOWN queues behind it.) */
+  ofi_fin_flush();
+  if (ofi.peers[src].owed)
+    return; /* asked again later */
+  struct ofi_ask u = *a;
+  ofi_hdr_init(&u.h, OFI_M_UNKNOWN, 0, a->h.id, sizeof u);
+  ofi.st.unknowns++;
+  ofi_send_small(src, &u, sizeof u);
+}
+
+void ofi_on_unknown(const struct ofi_ask *a)
+{
+  if (!ask_ok(a))
+    return;
+  struct ofi_xfer *x = ofi_xfer_find(a->h.id);
+  if (x == NULL || x->peer != a->h.src || !x->asked || x->failed ||
+      awaited(x) != a->what) {
+    ofi.st.stale_pkts++; /* answered meanwhile, or never asked */
+    return;
+  }
+  char why[96];
+  static const char *const name[] = {"", "transfer", "GET", "RMW"};
+  snprintf(why, sizeof why, "it holds no %s of ours that we wait for: "
+           "its answer was lost", name[a->what]);
+  ofi_peer_fail(x->peer, a->what == OFI_ASK_SINK ? LAPI_ERR_SEND_INCOMP
+                                                 : LAPI_ERR_RECV_INCOMP, why);
+}

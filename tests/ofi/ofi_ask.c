@@ -1,0 +1,262 @@
+/*
+ * ofi_ask.c - ASK and UNKNOWN (src/transport/ofi/ofi_ask.c): a transfer
+ * that waits long is asked about without harm, and malformed or
+ * misplaced packets of both types are dropped and counted.
+ *
+ * Two tasks, white box (links lapi_static for the counts and to build
+ * packets).  TIMEOUT is 4 s, so a transfer is asked about after waiting
+ * about 1 s (the ping interval).
+ *  1. Task 0 sends task 1 a rendezvous Amsend whose completion handler
+ *     returns only once task 1 heard an ASK about it, so task 0 waits
+ *     for its FIN until it asked; task 1 holds it and answers nothing,
+ *     the message completes, no error handler runs.  An ASK that crosses
+ *     the FIN may be answered UNKNOWN: it must then arrive after the FIN
+ *     (counted stale at task 0, no failure).
+ *  2. Task 1 sends task 0 by hand: ASKs whose `what`, padding, handle
+ *     key or length are wrong, an UNKNOWN whose `what` is wrong (each a
+ *     bad packet), an UNKNOWN quoting a transfer never asked about
+ *     (stale), and valid ASKs about a transfer and an RMW task 0 never
+ *     had: task 0 answers UNKNOWN to each, which task 1 counts as stale.
+ *  3. Both tasks put an invalid copy after every packet they send
+ *     (ofi_mangle_every = 1, ofi_fault.c) while task 1 sends 10 ASKs and
+ *     task 0 answers them: every copy (each class that fits ASK and
+ *     UNKNOWN) is dropped as its class.
+ */
+#include "ofi_test.h"
+
+#include "transport/ofi/ofi.h"
+
+#define TIMEOUT_S 4
+#define BIG (1 << 20)   /* above every eager limit: a FIN answers it */
+/* Part 3: the 8 classes that fit an UNKNOWN, and some to spare. */
+#define ASKS 10
+
+static unsigned char *am_box;
+static int errors; /* atomic */
+
+static void errh(lapi_handle_t *h, int *code, lapi_err_t *type, int *task,
+                 int *src)
+{
+  (void)h;
+  (void)type;
+  (void)task;
+  fprintf(stderr, "task %d: error handler: code %d from %d\n", ot.me, *code,
+          *src);
+  __atomic_add_fetch(&errors, 1, __ATOMIC_SEQ_CST);
+}
+
+static uint64_t held_asks(void)
+{
+  pthread_mutex_lock(&ofi.lock);
+  uint64_t n = ofi.st.asks_held;
+  pthread_mutex_unlock(&ofi.lock);
+  return n;
+}
+
+/* Holds the message (its FIN waits) until task 0 asked about it. */
+static void slow_done(lapi_handle_t *h, void *info)
+{
+  (void)h;
+  (void)info;
+  while (held_asks() == 0)
+    usleep(10000); /* the alarm bounds it */
+}
+
+static void *slow_hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
+                      ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
+{
+  (void)h;
+  (void)uhdr;
+  (void)uhdr_len;
+  OT_CHECK(*msg_len == BIG, "Amsend of %lu bytes", *msg_len);
+  *comp_h = slow_done;
+  *uinfo = NULL;
+  return am_box;
+}
+
+struct counts {
+  uint64_t bad, stale, asks, unknowns, asks_held;
+  uint64_t inj[OFI_BAD_N], drop[OFI_BAD_N];
+};
+
+static void counts(struct counts *c)
+{
+  ofi_fault_counts(c->inj, c->drop);
+  pthread_mutex_lock(&ofi.lock);
+  c->bad = ofi.st.bad_pkts;
+  c->stale = ofi.st.stale_pkts;
+  c->asks = ofi.st.asks;
+  c->unknowns = ofi.st.unknowns;
+  c->asks_held = ofi.st.asks_held;
+  pthread_mutex_unlock(&ofi.lock);
+}
+
+/* Task 1 to task 0: an ASK-shaped packet of type, with these fields and
+ * extra bytes beyond the struct (its length field says so). */
+static void send_ask(int type, uint32_t what, uint32_t pad, uint16_t hndl,
+                     uint64_t id, size_t extra)
+{
+  unsigned char pkt[sizeof(struct ofi_ask) + 16] __attribute__((aligned(8)));
+  memset(pkt, 0, sizeof pkt);
+  struct ofi_ask *a = (struct ofi_ask *)pkt;
+  pthread_mutex_lock(&ofi.lock);
+  ofi_hdr_init(&a->h, type, hndl, id, sizeof *a + extra);
+  a->what = what;
+  a->pad = pad;
+  ofi_send_small(0, pkt, sizeof *a + extra);
+  pthread_mutex_unlock(&ofi.lock);
+}
+
+/* Waits (probing, the alarm bounds it) until done(c) holds. */
+static void await_counts(struct counts *c, int (*done)(const struct counts *))
+{
+  for (counts(c); !done(c); counts(c)) {
+    LAPI_Probe(ot.h);
+    usleep(1000);
+  }
+}
+
+static struct counts base;
+
+static int part2_task0(const struct counts *c)
+{
+  return c->bad >= base.bad + 5 && c->stale >= base.stale + 1 &&
+         c->unknowns >= base.unknowns + 2;
+}
+
+static int part2_task1(const struct counts *c)
+{
+  return c->stale >= base.stale + 2;
+}
+
+/* An id no live transfer of task 0 has: a slot far beyond any table. */
+#define DEAD_ID ((uint64_t)1 << 32 | 0xfffff000u)
+
+int main(void)
+{
+  ot_init(errh, 100);
+  if (ot.n != 2) {
+    fprintf(stderr, "ofi_ask needs 2 CGs\n");
+    return 2;
+  }
+  OT_OK(LAPI_Senv(ot.h, TIMEOUT, TIMEOUT_S));
+  am_box = calloc(1, BIG);
+  unsigned char *src = malloc(BIG);
+  memset(src, 5, BIG);
+  OT_OK(LAPI_Addr_set(ot.h, (void *)slow_hdr, 1));
+  /* Part 1: a transfer held long at its target. */
+  struct counts c0, c1;
+  counts(&c0);
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 0) {
+    lapi_cntr_t org, cmpl;
+    OT_OK(LAPI_Setcntr(ot.h, &org, 0));
+    OT_OK(LAPI_Setcntr(ot.h, &cmpl, 0));
+    OT_OK(LAPI_Amsend(ot.h, 1, (void *)1, NULL, 0, src, BIG, NULL, &org,
+                      &cmpl));
+    OT_OK(LAPI_Waitcntr(ot.h, &cmpl, 1, NULL));
+  }
+  OT_OK(LAPI_Gfence(ot.h));
+  counts(&c1);
+  if (ot.me == 0)
+    OT_CHECK(c1.asks > c0.asks, "no ASK about the held Amsend");
+  else
+    OT_CHECK(c1.asks_held > c0.asks_held, "no ASK heard while held");
+  uint64_t unknowns = ot_job_sum(c1.unknowns - c0.unknowns);
+  uint64_t stale = ot_job_sum(c1.stale - c0.stale);
+  OT_CHECK(stale == unknowns, "%llu UNKNOWNs crossed the FIN, %llu stale "
+           "packets", (unsigned long long)unknowns,
+           (unsigned long long)stale);
+  OT_CHECK(__atomic_load_n(&errors, __ATOMIC_SEQ_CST) == 0,
+           "the error handler ran");
+  if (ot.me == 1)
+    OT_CHECK(am_box[0] == 5 && am_box[BIG - 1] == 5, "Amsend bytes");
+  printf("ofi_ask task %d: %llu ASKs sent in part 1\n", ot.me,
+         (unsigned long long)(c1.asks - c0.asks));
+
+  /* Part 2: malformed and misplaced ASK and UNKNOWN, task 1 to task 0.
+   * The snapshot before the barrier: task 1 may leave it, and its
+   * packets arrive, before task 0 leaves it. */
+  counts(&base);
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 1) {
+    send_ask(OFI_M_ASK, 4, 0, 0, DEAD_ID, 0);              /* what */
+    send_ask(OFI_M_ASK, OFI_ASK_SINK, 1, 0, DEAD_ID, 0);   /* padding */
+    send_ask(OFI_M_ASK, OFI_ASK_GET, 0, 1, DEAD_ID, 0);    /* handle */
+    send_ask(OFI_M_ASK, OFI_ASK_SINK, 0, 0, DEAD_ID, 8);   /* length */
+    send_ask(OFI_M_UNKNOWN, 0, 0, 0, DEAD_ID, 0);          /* what */
+    send_ask(OFI_M_UNKNOWN, OFI_ASK_GET, 0, 0, DEAD_ID, 0); /* stale */
+    send_ask(OFI_M_ASK, OFI_ASK_SINK, 0, 0, DEAD_ID, 0);   /* valid */
+    send_ask(OFI_M_ASK, OFI_ASK_RMW, 0, 0, DEAD_ID, 0);    /* valid */
+    await_counts(&c1, part2_task1);
+  } else
+    await_counts(&c1, part2_task0);
+  OT_OK(LAPI_Gfence(ot.h));
+  counts(&c1);
+  if (ot.me == 0) {
+    OT_CHECK(c1.bad - base.bad == 5, "%llu bad packets, want 5",
+             (unsigned long long)(c1.bad - base.bad));
+    OT_CHECK(c1.stale - base.stale == 1, "%llu stale packets, want 1",
+             (unsigned long long)(c1.stale - base.stale));
+    OT_CHECK(c1.unknowns - base.unknowns == 2, "%llu UNKNOWNs, want 2",
+             (unsigned long long)(c1.unknowns - base.unknowns));
+  } else
+    OT_CHECK(c1.stale - base.stale == 2, "%llu stale packets, want 2 (the "
+             "UNKNOWNs)", (unsigned long long)(c1.stale - base.stale));
+  OT_CHECK(__atomic_load_n(&errors, __ATOMIC_SEQ_CST) == 0,
+           "the error handler ran");
+
+  /* Part 3: an invalid copy after every packet, ASKs and answers. */
+  counts(&base);
+  pthread_mutex_lock(&ofi.lock);
+  ofi_mangle_every = 1;
+  pthread_mutex_unlock(&ofi.lock);
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 1) {
+    for (int i = 0; i < ASKS; i++)
+      send_ask(OFI_M_ASK, OFI_ASK_SINK, 0, 0, DEAD_ID + (uint64_t)i, 0);
+    counts(&c1);
+    while (c1.stale < base.stale + ASKS) { /* the answers, stale here */
+      LAPI_Probe(ot.h);
+      usleep(1000);
+      counts(&c1);
+    }
+  } else {
+    counts(&c1);
+    while (c1.unknowns < base.unknowns + ASKS) { /* answered with copies */
+      LAPI_Probe(ot.h);
+      usleep(1000);
+      counts(&c1);
+    }
+  }
+  ofi_fault_mangle_stop();
+  OT_OK(LAPI_Gfence(ot.h));
+  /* Copies still on the way: until the job's drops match its copies. */
+  int settled = 0;
+  for (int tries = 0; tries < 2000 && !settled; tries++) {
+    counts(&c1);
+    settled = 1;
+    for (int k = OFI_BAD_OTHER + 1; k < OFI_BAD_N; k++) {
+      uint64_t inj = ot_job_sum(c1.inj[k] - base.inj[k]);
+      uint64_t drop = ot_job_sum(c1.drop[k] - base.drop[k]);
+      if (k == OFI_BAD_STALE ? drop < inj : drop != inj)
+        settled = 0;
+    }
+    if (!settled) {
+      LAPI_Probe(ot.h);
+      usleep(1000);
+    }
+  }
+  OT_CHECK(settled, "the invalid copies and the drops never matched");
+  for (int k = OFI_BAD_MAGIC; k <= OFI_BAD_STALE; k++) {
+    uint64_t inj = ot_job_sum(c1.inj[k] - base.inj[k]);
+    OT_CHECK(inj > 0, "no invalid copy of class %d was sent", k);
+  }
+  if (ot.me == 0)
+    OT_CHECK(c1.unknowns - base.unknowns == ASKS, "%llu UNKNOWNs, want %d",
+             (unsigned long long)(c1.unknowns - base.unknowns), ASKS);
+  OT_CHECK(__atomic_load_n(&errors, __ATOMIC_SEQ_CST) == 0,
+           "the error handler ran");
+  free(src);
+  return ot_finish("ofi_ask");
+}
