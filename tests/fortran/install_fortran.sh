@@ -7,25 +7,10 @@
 # then run them, as one task and, with the installed lapirun, as two.
 set -euo pipefail
 
-build=$(cd "${1:?usage: install_fortran.sh BUILD_DIR}" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/lapif-install.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-cache_get() {
-  sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"
-}
+# shellcheck source=../install/install_prefix.sh
+. "$(dirname "$0")/../install/install_prefix.sh"
 src=$(cache_get openlapi_SOURCE_DIR)
 fc=$(cache_get CMAKE_Fortran_COMPILER)
-case "$(cache_get OPENLAPI_SANITIZE)" in
-  address) san="-fsanitize=address,undefined" ;;
-  thread) san="-fsanitize=thread" ;;
-  *) san="" ;;
-esac
-[ -n "$san" ] && export CRTS_LDM_STACK_SIZE=${CRTS_LDM_STACK_SIZE:-128K}
-
-prefix=$tmp/prefix
-cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" ||
-  { cat "$tmp/install.log"; exit 1; }
 for f in include/lapif.h include/lapi.mod; do
   [ -f "$prefix/$f" ] || { echo "missing in prefix: $f"; exit 1; }
 done

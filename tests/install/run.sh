@@ -5,30 +5,9 @@
 # `cc main.c $(pkg-config --cflags --libs crts)` that docs/BUILDING.md gives.
 set -euo pipefail
 
-build=$(cd "${1:?usage: run.sh BUILD_DIR}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/crts-install.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-# Use the compiler and sanitizer of the build under test: an instrumented
-# libcrts needs an instrumented program.
-cache_get() {
-  sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"
-}
-cc=$(cache_get CMAKE_C_COMPILER)
-cc=${cc:-cc}
-case "$(cache_get OPENLAPI_SANITIZE)" in
-  address) san="-fsanitize=address,undefined" ;;
-  thread) san="-fsanitize=thread" ;;
-  *) san="" ;;
-esac
-# Sanitizers need bigger CPE stacks than the 32 KiB default.
-[ -n "$san" ] && export CRTS_LDM_STACK_SIZE=${CRTS_LDM_STACK_SIZE:-128K}
-
-prefix=$tmp/prefix
-echo "== cmake --install into $prefix"
-cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" ||
-  { cat "$tmp/install.log"; exit 1; }
+# shellcheck source=install_prefix.sh
+. "$here/install_prefix.sh"
 for f in include/crts.h lib*/pkgconfig/crts.pc lib*/cmake/openlapi/openlapiConfig.cmake; do
   compgen -G "$prefix/$f" >/dev/null || { echo "missing in prefix: $f"; exit 1; }
 done

@@ -7,27 +7,10 @@
 # as two core groups.
 set -euo pipefail
 
-build=$(cd "${1:?usage: run_lapi.sh BUILD_DIR}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/lapi-install.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-cache_get() {
-  sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"
-}
+# shellcheck source=install_prefix.sh
+. "$here/install_prefix.sh"
 src=$(cache_get openlapi_SOURCE_DIR)
-cc=$(cache_get CMAKE_C_COMPILER)
-cc=${cc:-cc}
-case "$(cache_get OPENLAPI_SANITIZE)" in
-  address) san="-fsanitize=address,undefined" ;;
-  thread) san="-fsanitize=thread" ;;
-  *) san="" ;;
-esac
-[ -n "$san" ] && export CRTS_LDM_STACK_SIZE=${CRTS_LDM_STACK_SIZE:-128K}
-
-prefix=$tmp/prefix
-cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" ||
-  { cat "$tmp/install.log"; exit 1; }
 for f in include/lapi.h bin/lapirun lib*/pkgconfig/lapi.pc; do
   compgen -G "$prefix/$f" >/dev/null || { echo "missing in prefix: $f"; exit 1; }
 done
