@@ -23,7 +23,7 @@
 
 #include <pthread.h>
 
-#define ROUNDS 400
+#define ROUNDS 100
 #define DATA 4096
 #define BURST 64
 
