@@ -323,7 +323,14 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
   int ok = 0, turned = 0;
   const struct lapi_hndl *outer = tight_for; /* a wait in a handler */
   tight_for = h;
-  __atomic_add_fetch(&h->tight_waiters, 1, __ATOMIC_SEQ_CST);
+  /* Only a handle the dispatcher serves needs the count (lapi_am_post
+   * skips its doorbell for it); in polling mode posts ring the waiters
+   * anyway, and the locked add and sub would be one more locked
+   * instruction on a ping-pong's path, after the answer came.  Decided
+   * once, so a mode switch during the wait takes back what it added. */
+  const int counted = lapi_hndl_mpe_served(h);
+  if (counted)
+    __atomic_add_fetch(&h->tight_waiters, 1, __ATOMIC_SEQ_CST);
   unsigned step = 1, left = 1;
   for (;;) {
     if (done(arg)) {
@@ -339,7 +346,10 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
       ok = 1;
       break;
     }
-    if (lapi_may_dispatch(h))
+    /* drain() looks at pending first too: peeked here, an idle turn
+     * (what an arrival waits for) skips both calls. */
+    if (__atomic_load_n(&h->pending, __ATOMIC_SEQ_CST) &&
+        lapi_may_dispatch(h))
       n += drain(h, DRAIN_BATCH);
     if (n > 0) {
       if (done(arg)) {
@@ -371,7 +381,8 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
   tight_for = outer;
   /* Posts skipped the dispatcher's doorbell while we polled: what we
    * leave behind is its work now. */
-  if (__atomic_sub_fetch(&h->tight_waiters, 1, __ATOMIC_SEQ_CST) == 0 &&
+  if (counted &&
+      __atomic_sub_fetch(&h->tight_waiters, 1, __ATOMIC_SEQ_CST) == 0 &&
       __atomic_load_n(&h->pending, __ATOMIC_SEQ_CST) > 0 &&
       lapi_hndl_mpe_served(h))
     lapi_bell_ring();

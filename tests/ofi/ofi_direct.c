@@ -18,12 +18,17 @@
  * Phases 3 and 4 check that the polling registrations that waits leave
  * behind all end once nobody waits: two threads' at once, and 70
  * short-lived threads' one after another (more than the transport has
- * slots for).
+ * slots for).  Phase 1's handlers also look at the handle's count of
+ * polling waiters (lapi_wait_tight): in polling mode no wait counts
+ * itself (nothing reads the count there), in interrupt mode the waiter
+ * that delivers what it reads does (posts skip the dispatcher's doorbell
+ * for it).
  */
 #include "ofi_test.h"
 
 #include <pthread.h>
 
+#include "am/lapi_am.h"
 #include "transport/ofi/ofi.h"
 
 #define ROUNDS 1500
@@ -40,6 +45,7 @@ static char pp_buf[DATA];       /* phase 1 landing buffer */
 static int cmpl_runs;           /* atomic */
 static int dropped[ROUNDS + 1]; /* phase 1: rounds dropped once */
 static int phase2;
+static int counted_runs, uncounted_runs; /* atomic: phase 1's handlers */
 
 static void on_cmpl(lapi_handle_t *h, void *uinfo)
 {
@@ -65,6 +71,13 @@ static void *hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
     return u.round >= 0 && u.round < BURST ? (void *)got_data[u.round]
                                            : NULL;
   }
+  struct lapi_hndl *hs = lapi_hndl_get(*h);
+  OT_CHECK(hs != NULL, "handle %u in its own header handler", *h);
+  if (hs)
+    __atomic_add_fetch(__atomic_load_n(&hs->tight_waiters, __ATOMIC_SEQ_CST)
+                           ? &counted_runs
+                           : &uncounted_runs,
+                       1, __ATOMIC_SEQ_CST);
   lapi_return_info_t *ri = (lapi_return_info_t *)msg_len;
   if (u.round % 7 == 6 && u.round <= ROUNDS && !dropped[u.round]) {
     dropped[u.round] = 1; /* handlers of a handle run one at a time */
@@ -194,6 +207,14 @@ int main(void)
   }
   OT_CHECK(__atomic_load_n(&cmpl_runs, __ATOMIC_SEQ_CST) == expect_cmpl,
            "completion handlers %d, want %d", cmpl_runs, expect_cmpl);
+  if (!interrupt)
+    OT_CHECK(counted_runs == 0, "%d of %d handlers saw a polling waiter "
+             "counted in polling mode", counted_runs,
+             counted_runs + uncounted_runs);
+  else if (partner < ot.n && !(getenv("LAPI_OFI_DIRECT") &&
+                               strcmp(getenv("LAPI_OFI_DIRECT"), "0") == 0))
+    OT_CHECK(counted_runs > 0, "no handler saw its waiter counted in "
+             "interrupt mode (%d runs)", uncounted_runs);
   OT_OK(LAPI_Gfence(ot.h));
 
   /* Phase 2: a burst around the ring, then one wait for all of it. */
