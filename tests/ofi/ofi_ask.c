@@ -18,8 +18,8 @@
  *     (stale), and valid ASKs about a transfer and an RMW task 0 never
  *     had: task 0 answers UNKNOWN to each, which task 1 counts as stale.
  *     The same for ASKs about no-FIN messages (OFI_ASK_NOFIN, numbered
- *     by seq): padding, a number beyond 32 bits or beyond the window
- *     are bad packets; one about the next number task 1 has not sent is
+ *     by seq): padding, a number beyond 32 bits or past the first one
+ *     task 0 has not completed are bad packets; one about the next number task 1 has not sent is
  *     answered UNKNOWN (stale at task 1, which never asked); an UNKNOWN
  *     about one task 0 never asked about is stale.
  *  3. Both tasks put an invalid copy after every packet they send
@@ -207,8 +207,7 @@ int main(void)
     uint32_t nf = next_nofin();
     send_ask(OFI_M_ASK, OFI_ASK_NOFIN, 1, 0, nf, 0);       /* padding */
     send_ask(OFI_M_ASK, OFI_ASK_NOFIN, 0, 0, DEAD_ID, 0);  /* 32 bits */
-    send_ask(OFI_M_ASK, OFI_ASK_NOFIN, 0, 0,               /* window */
-             (uint32_t)(nf + OFI_NOFIN_WINDOW), 0);
+    send_ask(OFI_M_ASK, OFI_ASK_NOFIN, 0, 0, nf + 1, 0);   /* past */
     send_ask(OFI_M_UNKNOWN, OFI_ASK_NOFIN, 0, 0, 7, 0);    /* stale */
     send_ask(OFI_M_ASK, OFI_ASK_NOFIN, 0, 0, nf, 0);       /* valid */
     await_counts(&c1, part2_task1);

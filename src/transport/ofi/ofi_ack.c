@@ -483,8 +483,10 @@ void ofi_nofin_asked(uint peer, uint64_t seq)
 {
   struct ofi_peer *p = &ofi.peers[peer];
   int32_t ahead = (int32_t)((uint32_t)seq - p->in_base);
-  if (seq > UINT32_MAX || ahead >= OFI_NOFIN_WINDOW) {
-    ofi_bad_pkt("ASK about a message beyond what may be in flight", peer);
+  /* The asker asks about its oldest message not acknowledged, and only
+   * our counts (in_base) acknowledge: never one past in_base. */
+  if (seq > UINT32_MAX || ahead > 0) {
+    ofi_bad_pkt("ASK about a message past the first not completed", peer);
     return;
   }
   if (ahead < 0) {

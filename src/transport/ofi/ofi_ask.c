@@ -24,6 +24,10 @@
  * arrives before the UNKNOWN, which then finds nothing and counts as
  * stale.
  *
+ * A no-FIN message (ofi_ack.c) has no FIN to ask about: the peer's
+ * oldest unacknowledged one is asked about by number (OFI_ASK_NOFIN),
+ * answered from the target's window (ofi_nofin_asked).
+ *
  * Off every message's path: the watchdog runs this every 250 ms; a
  * transfer costs nothing until it has waited an interval (one field set
  * by the watchdog, zeroed with the record).
