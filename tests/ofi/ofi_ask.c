@@ -17,10 +17,16 @@
  *     bad packet), an UNKNOWN quoting a transfer never asked about
  *     (stale), and valid ASKs about a transfer and an RMW task 0 never
  *     had: task 0 answers UNKNOWN to each, which task 1 counts as stale.
+ *     The same for ASKs about no-FIN messages (OFI_ASK_NOFIN, numbered
+ *     by seq): padding, a number beyond 32 bits or past the first one
+ *     task 0 has not completed are bad packets; one about the next number task 1 has not sent is
+ *     answered UNKNOWN (stale at task 1, which never asked); an UNKNOWN
+ *     about one task 0 never asked about is stale.
  *  3. Both tasks put an invalid copy after every packet they send
  *     (ofi_mangle_every = 1, ofi_fault.c) while task 1 sends 10 ASKs and
- *     task 0 answers them: every copy (each class that fits ASK and
- *     UNKNOWN) is dropped as its class.
+ *     task 0 answers them (every other one about a no-FIN message): every
+ *     copy (each class that fits ASK and UNKNOWN) is dropped as its
+ *     class.
  */
 #include "ofi_test.h"
 
@@ -120,13 +126,23 @@ static struct counts base;
 
 static int part2_task0(const struct counts *c)
 {
-  return c->bad >= base.bad + 5 && c->stale >= base.stale + 1 &&
-         c->unknowns >= base.unknowns + 2;
+  return c->bad >= base.bad + 8 && c->stale >= base.stale + 2 &&
+         c->unknowns >= base.unknowns + 3;
 }
 
 static int part2_task1(const struct counts *c)
 {
-  return c->stale >= base.stale + 2;
+  return c->stale >= base.stale + 3;
+}
+
+/* The number task 1's next no-FIN message to task 0 would take (every
+ * earlier one was acknowledged: after a fence). */
+static uint32_t next_nofin(void)
+{
+  pthread_mutex_lock(&ofi.lock);
+  uint32_t n = ofi.peers[0].nf_next;
+  pthread_mutex_unlock(&ofi.lock);
+  return n;
 }
 
 /* An id no live transfer of task 0 has: a slot far beyond any table. */
@@ -180,7 +196,7 @@ int main(void)
   counts(&base);
   OT_OK(LAPI_Gfence(ot.h));
   if (ot.me == 1) {
-    send_ask(OFI_M_ASK, 4, 0, 0, DEAD_ID, 0);              /* what */
+    send_ask(OFI_M_ASK, OFI_ASK_NOFIN + 1, 0, 0, DEAD_ID, 0); /* what */
     send_ask(OFI_M_ASK, OFI_ASK_SINK, 1, 0, DEAD_ID, 0);   /* padding */
     send_ask(OFI_M_ASK, OFI_ASK_GET, 0, 1, DEAD_ID, 0);    /* handle */
     send_ask(OFI_M_ASK, OFI_ASK_SINK, 0, 0, DEAD_ID, 8);   /* length */
@@ -188,20 +204,26 @@ int main(void)
     send_ask(OFI_M_UNKNOWN, OFI_ASK_GET, 0, 0, DEAD_ID, 0); /* stale */
     send_ask(OFI_M_ASK, OFI_ASK_SINK, 0, 0, DEAD_ID, 0);   /* valid */
     send_ask(OFI_M_ASK, OFI_ASK_RMW, 0, 0, DEAD_ID, 0);    /* valid */
+    uint32_t nf = next_nofin();
+    send_ask(OFI_M_ASK, OFI_ASK_NOFIN, 1, 0, nf, 0);       /* padding */
+    send_ask(OFI_M_ASK, OFI_ASK_NOFIN, 0, 0, DEAD_ID, 0);  /* 32 bits */
+    send_ask(OFI_M_ASK, OFI_ASK_NOFIN, 0, 0, nf + 1, 0);   /* past */
+    send_ask(OFI_M_UNKNOWN, OFI_ASK_NOFIN, 0, 0, 7, 0);    /* stale */
+    send_ask(OFI_M_ASK, OFI_ASK_NOFIN, 0, 0, nf, 0);       /* valid */
     await_counts(&c1, part2_task1);
   } else
     await_counts(&c1, part2_task0);
   OT_OK(LAPI_Gfence(ot.h));
   counts(&c1);
   if (ot.me == 0) {
-    OT_CHECK(c1.bad - base.bad == 5, "%llu bad packets, want 5",
+    OT_CHECK(c1.bad - base.bad == 8, "%llu bad packets, want 8",
              (unsigned long long)(c1.bad - base.bad));
-    OT_CHECK(c1.stale - base.stale == 1, "%llu stale packets, want 1",
+    OT_CHECK(c1.stale - base.stale == 2, "%llu stale packets, want 2",
              (unsigned long long)(c1.stale - base.stale));
-    OT_CHECK(c1.unknowns - base.unknowns == 2, "%llu UNKNOWNs, want 2",
+    OT_CHECK(c1.unknowns - base.unknowns == 3, "%llu UNKNOWNs, want 3",
              (unsigned long long)(c1.unknowns - base.unknowns));
   } else
-    OT_CHECK(c1.stale - base.stale == 2, "%llu stale packets, want 2 (the "
+    OT_CHECK(c1.stale - base.stale == 3, "%llu stale packets, want 3 (the "
              "UNKNOWNs)", (unsigned long long)(c1.stale - base.stale));
   OT_CHECK(__atomic_load_n(&errors, __ATOMIC_SEQ_CST) == 0,
            "the error handler ran");
@@ -213,8 +235,12 @@ int main(void)
   pthread_mutex_unlock(&ofi.lock);
   OT_OK(LAPI_Gfence(ot.h));
   if (ot.me == 1) {
+    uint32_t nf = next_nofin();
     for (int i = 0; i < ASKS; i++)
-      send_ask(OFI_M_ASK, OFI_ASK_SINK, 0, 0, DEAD_ID + (uint64_t)i, 0);
+      if (i % 2)
+        send_ask(OFI_M_ASK, OFI_ASK_NOFIN, 0, 0, nf, 0);
+      else
+        send_ask(OFI_M_ASK, OFI_ASK_SINK, 0, 0, DEAD_ID + (uint64_t)i, 0);
     counts(&c1);
     while (c1.stale < base.stale + ASKS) { /* the answers, stale here */
       LAPI_Probe(ot.h);

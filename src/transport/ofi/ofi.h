@@ -44,7 +44,7 @@
 
 /* ------------------------------------------------------------- the wire */
 
-#define OFI_WIRE_MAGIC 0x4c4f4635u /* "LOF5": magic and wire version */
+#define OFI_WIRE_MAGIC 0x4c4f4636u /* "LOF6": magic and wire version */
 
 /* Sequence numbers of no-FIN messages a target tracks per origin beyond
  * the last one acknowledged in order (a wire constant: both sides). */
@@ -279,6 +279,8 @@ enum {
   OFI_ASK_SINK = 1, /* the asker is a source: a sink whose src_xfer is id */
   OFI_ASK_GET,      /* the asker's GET: a GET target whose cookie is id */
   OFI_ASK_RMW,      /* the asker's RMW: never held (answered at once) */
+  OFI_ASK_NOFIN,    /* the asker's no-FIN message numbered id (its seq):
+                       did it arrive?  (ofi_ack.c's window answers) */
 };
 
 struct ofi_ask {
@@ -515,6 +517,10 @@ struct ofi_peer {
   int nf_asking;             /* it is not answered yet */
   int nf_soon_new;           /* kept messages sent since ofi_soon_ask */
   uint32_t nf_watched;       /* nf_acked at the watchdog's last look */
+  uint32_t nf_ask_seq;       /* the oldest unacknowledged no-FIN message
+                                when nf_ask_ms was set (ofi_ask.c) */
+  int64_t nf_ask_ms;         /* since then it did not move; 0: not watched */
+  int nf_ask_sent;           /* an ASK about nf_ask_seq left */
   /* The counts of a SHORT read by a tight poller, applied at the owed
    * end of its pass (ofi_ack_settle): valid while ofi.ack_owed names
    * this peer. */
@@ -821,10 +827,13 @@ void ofi_owed_free(void);
 extern int ofi_mangle_every;  /* LAPI_OFI_TEST_MANGLE */
 extern int ofi_nomem_every;   /* LAPI_OFI_TEST_NOMEM */
 extern int ofi_badkey_every;  /* LAPI_OFI_TEST_BAD_KEY */
+extern int ofi_dropnofin_at;  /* LAPI_OFI_TEST_DROP_NOFIN */
 /* The bad key hook: every ofi_badkey_every-th call spoils the first of
  * the segments an RTS or GET packet offers (its key, or with CMA its
  * address), so that the peer's RMA on it fails or is never served. */
 void ofi_badkey_apply(struct ofi_seg *segs, uint32_t nseg);
+/* 1 if the packet in b is the no-FIN message the test hook drops. */
+int ofi_dropnofin_now(const struct ofi_buf *b);
 void ofi_fault_settings(void);
 /* After b was posted: every ofi_mangle_every-th packet is followed by an
  * invalid copy of it (one class of enum ofi_bad at a time). */
@@ -852,6 +861,7 @@ void ofi_on_pull(const struct ofi_pull *p);
 void ofi_on_rmw_reply(const struct ofi_rmw_reply *r);
 /* ofi_ask.c: transfers whose answer may have been lost (ofi.lock) */
 void ofi_ask_watch(int64_t now, int64_t after_ms);
+void ofi_nofin_ask_watch(int64_t now, int64_t after_ms);
 void ofi_on_ask(const struct ofi_ask *a);
 void ofi_on_unknown(const struct ofi_ask *a);
 void ofi_source_start(struct ofi_xfer *x);
@@ -923,6 +933,8 @@ uint32_t ofi_nofin_take(uint peer, struct lapi_hndl *h);
 void ofi_nofin_peer_fail(uint peer);
 void ofi_nofin_starved(uint peer);
 void ofi_ack_watch(void);
+/* An ASK about our no-FIN message seq from peer: answer from the window. */
+void ofi_nofin_asked(uint peer, uint64_t seq);
 /* LAPI_Term: every peer hears the counts it has not heard yet. */
 void ofi_ack_final(void);
 void ofi_ack_stamp(struct ofi_hdr *hd, uint peer);

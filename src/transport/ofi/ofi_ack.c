@@ -474,6 +474,37 @@ void ofi_on_ack_req(const struct ofi_hdr *hd)
   p->in_asked = 1;
 }
 
+/* ASK about the asker's no-FIN message seq, which its counts have not
+ * covered for a ping interval (ofi_ask.c).  It was posted before the
+ * ASK and packets to a peer arrive in order: not seen here means lost
+ * (UNKNOWN); seen and not ended means a handler still holds it (no
+ * answer); ended means our counts are on the way (an ACK repeats them). */
+void ofi_nofin_asked(uint peer, uint64_t seq)
+{
+  struct ofi_peer *p = &ofi.peers[peer];
+  int32_t ahead = (int32_t)((uint32_t)seq - p->in_base);
+  /* The asker asks about its oldest message not acknowledged, and only
+   * our counts (in_base) acknowledge: never one past in_base. */
+  if (seq > UINT32_MAX || ahead > 0) {
+    ofi_bad_pkt("ASK about a message past the first not completed", peer);
+    return;
+  }
+  if (ahead < 0) {
+    send_ack(peer);
+    return;
+  }
+  if (bit_get(p->in_seen, (uint32_t)seq)) {
+    ofi.st.asks_held++;
+    return;
+  }
+  struct ofi_ask u;
+  ofi_hdr_init(&u.h, OFI_M_UNKNOWN, 0, seq, sizeof u);
+  u.what = OFI_ASK_NOFIN;
+  u.pad = 0;
+  ofi.st.unknowns++;
+  ofi_send_small(peer, &u, sizeof u);
+}
+
 void ofi_ack_free(void)
 {
   if (ofi.st.naks_sent || ofi.st.remote_fails)

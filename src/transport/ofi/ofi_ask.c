@@ -24,6 +24,10 @@
  * arrives before the UNKNOWN, which then finds nothing and counts as
  * stale.
  *
+ * A no-FIN message (ofi_ack.c) has no FIN to ask about: the peer's
+ * oldest unacknowledged one is asked about by number (OFI_ASK_NOFIN),
+ * answered from the target's window (ofi_nofin_asked).
+ *
  * Off every message's path: the watchdog runs this every 250 ms; a
  * transfer costs nothing until it has waited an interval (one field set
  * by the watchdog, zeroed with the record).
@@ -90,11 +94,65 @@ void ofi_ask_watch(int64_t now, int64_t after_ms)
   }
 }
 
+/* No-FIN messages (ofi_ack.c) have no FIN to wait for and, unless kept,
+ * no record: a peer whose oldest unacknowledged message has not moved
+ * for a ping interval is asked whether that message arrived.  Packets to
+ * a peer arrive in the order posted and the message was posted (its
+ * number is taken with its buffer) before anything asking about it, so
+ * "not seen" (UNKNOWN) means lost; one still in a handler there is
+ * held, and asked about again an interval later.  One field compare per
+ * peer per watchdog pass, nothing per message. */
+void ofi_nofin_ask_watch(int64_t now, int64_t after_ms)
+{
+  for (uint t = 0; t < ofi.ntasks; t++) {
+    struct ofi_peer *p = &ofi.peers[t];
+    if (p->nf_next == p->nf_acked || p->failed || p->fail_pending ||
+        p->owed) {
+      p->nf_ask_ms = 0;
+      continue;
+    }
+    if (p->nf_ask_ms == 0 || p->nf_ask_seq != p->nf_acked) {
+      p->nf_ask_seq = p->nf_acked; /* a new oldest: watch it from now */
+      p->nf_ask_ms = now;
+      p->nf_ask_sent = 0;
+      continue;
+    }
+    if (now - p->nf_ask_ms < after_ms)
+      continue;
+    p->nf_ask_ms = now;
+    p->nf_ask_sent = 1;
+    struct ofi_ask a;
+    ofi_hdr_init(&a.h, OFI_M_ASK, 0, p->nf_ask_seq, sizeof a);
+    a.what = OFI_ASK_NOFIN;
+    a.pad = 0;
+    ofi.st.asks++;
+    ofi_send_small(t, &a, sizeof a);
+  }
+}
+
+/* UNKNOWN about our no-FIN message: it never arrived, and its counts
+ * will never cover it (nor any later message's: the target's window
+ * cannot pass it).  As a lost FIN: the peer is declared gone. */
+static void nofin_unknown(const struct ofi_ask *a)
+{
+  struct ofi_peer *p = &ofi.peers[a->h.src];
+  uint32_t seq = (uint32_t)a->h.id;
+  if (a->h.id > UINT32_MAX || !p->nf_ask_sent || p->nf_ask_ms == 0 ||
+      seq != p->nf_ask_seq || seq != p->nf_acked || p->failed) {
+    ofi.st.stale_pkts++; /* covered meanwhile, or never asked */
+    return;
+  }
+  char why[96];
+  snprintf(why, sizeof why, "it never got our message number %u sent "
+           "without a FIN: lost", (unsigned)seq);
+  ofi_peer_fail(a->h.src, LAPI_ERR_SEND_INCOMP, why);
+}
+
 /* The fields of an ASK or UNKNOWN beyond the header check. */
 static int ask_ok(const struct ofi_ask *a)
 {
   if (a->h.len != sizeof *a || a->h.hndl != 0 || a->pad != 0 ||
-      a->what < OFI_ASK_SINK || a->what > OFI_ASK_RMW) {
+      a->what < OFI_ASK_SINK || a->what > OFI_ASK_NOFIN) {
     ofi_bad_pkt("ASK or UNKNOWN fields", a->h.src);
     return 0;
   }
@@ -106,6 +164,10 @@ void ofi_on_ask(const struct ofi_ask *a)
   if (!ask_ok(a))
     return;
   uint src = a->h.src;
+  if (a->what == OFI_ASK_NOFIN) {
+    ofi_nofin_asked(src, a->h.id);
+    return;
+  }
   for (uint32_t s = 0; s < ofi.xcap; s++) {
     const struct ofi_xfer *x = ofi.xtab[s];
     if (x == NULL || x->peer != src)
@@ -138,6 +200,10 @@ void ofi_on_unknown(const struct ofi_ask *a)
 {
   if (!ask_ok(a))
     return;
+  if (a->what == OFI_ASK_NOFIN) {
+    nofin_unknown(a);
+    return;
+  }
   struct ofi_xfer *x = ofi_xfer_find(a->h.id);
   if (x == NULL || x->peer != a->h.src || !x->asked || x->failed ||
       awaited(x) != a->what) {

@@ -39,6 +39,12 @@
  * with CMA an address not mapped here (the read or write fails at once).
  * Only the packet's copy is changed: our own region stays registered.
  *
+ * LAPI_OFI_TEST_DROP_NOFIN=N: the Nth message this process sends without
+ * a FIN (a no-FIN RTS or a SHORT, counted from 1) is never posted, as if
+ * a connection closed under it: it is counted as sent here and never
+ * arrives (ofi_ask.c must find it lost).  Counted only while the hook
+ * is on, once: a white-box test may set ofi_dropnofin_at again.
+ *
  * Everything here runs under ofi.lock.
  */
 #include <stdlib.h>
@@ -49,7 +55,8 @@
 int ofi_mangle_every;
 int ofi_nomem_every;
 int ofi_badkey_every;
-static unsigned long mangle_count, nomem_count, badkey_count;
+int ofi_dropnofin_at;
+static unsigned long mangle_count, nomem_count, badkey_count, nofin_count;
 static uint64_t injected[OFI_BAD_N];
 static unsigned stale_flip; /* alternates gone / never existed */
 static unsigned nak_flip;   /* alternates the two NAK faults */
@@ -68,7 +75,8 @@ void ofi_fault_settings(void)
   ofi_mangle_every = env_every("LAPI_OFI_TEST_MANGLE");
   ofi_nomem_every = env_every("LAPI_OFI_TEST_NOMEM");
   ofi_badkey_every = env_every("LAPI_OFI_TEST_BAD_KEY");
-  mangle_count = nomem_count = badkey_count = 0;
+  ofi_dropnofin_at = env_every("LAPI_OFI_TEST_DROP_NOFIN");
+  mangle_count = nomem_count = badkey_count = nofin_count = 0;
   stale_flip = nak_flip = 0;
   memset(injected, 0, sizeof injected);
   if (ofi_mangle_every || ofi_nomem_every)
@@ -78,6 +86,9 @@ void ofi_fault_settings(void)
   if (ofi_badkey_every)
     LAPI_LOG(LAPI_LOG_INFO, "ofi: test hook on: every %d-th RMA offer "
              "names a region the peer cannot use", ofi_badkey_every);
+  if (ofi_dropnofin_at)
+    LAPI_LOG(LAPI_LOG_INFO, "ofi: test hook on: no-FIN message %d is "
+             "never sent", ofi_dropnofin_at);
 }
 
 void ofi_badkey_apply(struct ofi_seg *segs, uint32_t nseg)
@@ -89,6 +100,23 @@ void ofi_badkey_apply(struct ofi_seg *segs, uint32_t nseg)
     segs[0].addr = 4096; /* below mmap_min_addr: never mapped */
   else
     segs[0].key ^= 0x5a5a5a5a00000000ull | 0x3c3c;
+}
+
+int ofi_dropnofin_now(const struct ofi_buf *b)
+{
+  const struct ofi_hdr *hd = (const struct ofi_hdr *)b->mem;
+  if (hd->type == OFI_M_SHORT ||
+      (hd->type == OFI_M_RTS &&
+       (((const struct ofi_rts *)b->mem)->flags & OFI_RTS_NO_FIN))) {
+    if (++nofin_count != (unsigned long)ofi_dropnofin_at)
+      return 0;
+    ofi_dropnofin_at = 0; /* once (a test may set it again) */
+    nofin_count = 0;
+    LAPI_LOG(LAPI_LOG_INFO, "ofi: test hook: no-FIN message %u to task "
+             "%u not sent", (unsigned)hd->id, b->peer);
+    return 1;
+  }
+  return 0;
 }
 
 int ofi_nomem_now(void)

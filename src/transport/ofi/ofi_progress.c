@@ -387,6 +387,8 @@ static void watchdog(void)
    * one never comes: ask about transfers that waited that long. */
   if (ofi.xlive)
     ofi_ask_watch(now, ping);
+  if (ofi.nf_unacked)
+    ofi_nofin_ask_watch(now, ping);
 }
 
 /* CGs that exited without LAPI_Term, as the launcher reports them (the
