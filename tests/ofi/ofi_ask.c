@@ -31,6 +31,7 @@
 #include "ofi_test.h"
 
 #include "transport/ofi/ofi.h"
+#include "ofi_held.h"
 
 #define TIMEOUT_S 4
 #define BIG (1 << 20)   /* above every eager limit: a FIN answers it */
@@ -49,35 +50,6 @@ static void errh(lapi_handle_t *h, int *code, lapi_err_t *type, int *task,
   fprintf(stderr, "task %d: error handler: code %d from %d\n", ot.me, *code,
           *src);
   __atomic_add_fetch(&errors, 1, __ATOMIC_SEQ_CST);
-}
-
-static uint64_t held_asks(void)
-{
-  pthread_mutex_lock(&ofi.lock);
-  uint64_t n = ofi.st.asks_held;
-  pthread_mutex_unlock(&ofi.lock);
-  return n;
-}
-
-/* Holds the message (its FIN waits) until task 0 asked about it. */
-static void slow_done(lapi_handle_t *h, void *info)
-{
-  (void)h;
-  (void)info;
-  while (held_asks() == 0)
-    usleep(10000); /* the alarm bounds it */
-}
-
-static void *slow_hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
-                      ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
-{
-  (void)h;
-  (void)uhdr;
-  (void)uhdr_len;
-  OT_CHECK(*msg_len == BIG, "Amsend of %lu bytes", *msg_len);
-  *comp_h = slow_done;
-  *uinfo = NULL;
-  return am_box;
 }
 
 struct counts {
@@ -157,9 +129,11 @@ int main(void)
   }
   OT_OK(LAPI_Senv(ot.h, TIMEOUT, TIMEOUT_S));
   am_box = calloc(1, BIG);
+  held_len = BIG;
+  held_box = am_box;
   unsigned char *src = malloc(BIG);
   memset(src, 5, BIG);
-  OT_OK(LAPI_Addr_set(ot.h, (void *)slow_hdr, 1));
+  OT_OK(LAPI_Addr_set(ot.h, (void *)held_hdr, 1));
   /* Part 1: a transfer held long at its target. */
   struct counts c0, c1;
   counts(&c0);

@@ -25,38 +25,10 @@
 #include "ofi_test.h"
 
 #include "transport/ofi/ofi.h"
+#include "ofi_held.h"
 
 #define TIMEOUT_S 3
 #define SMALL 64 /* below every eager limit */
-
-static uint64_t held_asks(void)
-{
-  pthread_mutex_lock(&ofi.lock);
-  uint64_t n = ofi.st.asks_held;
-  pthread_mutex_unlock(&ofi.lock);
-  return n;
-}
-
-/* Holds the message (its count waits) until task 0 asked about it. */
-static void slow_done(lapi_handle_t *h, void *info)
-{
-  (void)h;
-  (void)info;
-  while (held_asks() == 0)
-    usleep(10000); /* the alarm bounds it */
-}
-
-static void *slow_hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
-                      ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
-{
-  (void)h;
-  (void)uhdr;
-  (void)uhdr_len;
-  OT_CHECK(*msg_len == SMALL, "Amsend of %lu bytes", *msg_len);
-  *comp_h = slow_done;
-  *uinfo = NULL;
-  return ot_inbox;
-}
 
 int main(void)
 {
@@ -69,7 +41,9 @@ int main(void)
   int by_fence = op && strcmp(op, "fence") == 0;
   ot_watch = 1 - ot.me;
   OT_OK(LAPI_Senv(ot.h, TIMEOUT, TIMEOUT_S));
-  OT_OK(LAPI_Addr_set(ot.h, (void *)slow_hdr, 1));
+  held_len = SMALL;
+  held_box = ot_inbox;
+  OT_OK(LAPI_Addr_set(ot.h, (void *)held_hdr, 1));
   OT_OK(LAPI_Addr_set(ot.h, (void *)ot_hdr_inbox, 2));
   pthread_mutex_lock(&ofi.lock);
   int kept = ofi.cmpl_by_count && ofi.tpc == 1 && !ofi.fin_always;
