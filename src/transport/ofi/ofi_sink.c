@@ -942,9 +942,13 @@ void ofi_on_data(const struct ofi_data *d, size_t len)
   }
   int desc = d->stream == OFI_STREAM_DESC;
   size_t total = desc ? x->desc_in_len : x->want;
+  /* A DATA is one chunk (a PULL of several is answered by one each) and
+   * counts one in the window: a larger one would end the stream with
+   * chunks still counted in flight. */
   if ((desc ? !x->desc_phase : (x->desc_phase || x->use_rma ||
                                 x->role != OFI_R_SINK)) ||
-      d->stream > OFI_STREAM_DESC || n == 0 || d->offset > x->issued ||
+      d->stream > OFI_STREAM_DESC || n == 0 || n > ofi.chunk ||
+      d->offset > x->issued ||
       n > x->issued - d->offset || x->done + n > total ||
       x->inflight <= 0 || (ref && desc)) {
     ofi_drop(OFI_BAD_DATA, "DATA outside what was pulled", d->h.src);
