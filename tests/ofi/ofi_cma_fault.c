@@ -36,13 +36,6 @@ static lapi_cntr_t tgt_cntr;
 static unsigned char am_src[2 * PIECE], am_dst[2 * PIECE];
 static int am_done; /* atomic: the AM's completion handler ran */
 
-static void am_cmpl(lapi_handle_t *h, void *info)
-{
-  (void)h;
-  (void)info;
-  __atomic_add_fetch(&am_done, 1, __ATOMIC_SEQ_CST);
-}
-
 static void *am_hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
                     ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
 {
@@ -50,8 +43,8 @@ static void *am_hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
   (void)uhdr;
   (void)uhdr_len;
   OT_CHECK(*msg_len == sizeof am_src, "AM msg_len %lu", *msg_len);
-  *comp_h = am_cmpl;
-  *uinfo = NULL;
+  *comp_h = ot_cmpl_count;
+  *uinfo = &am_done;
   return am_dst;
 }
 

@@ -15,13 +15,6 @@
 
 static int arrived; /* atomic */
 
-static void count_cmpl(lapi_handle_t *h, void *uinfo)
-{
-  (void)h;
-  (void)uinfo;
-  __atomic_add_fetch(&arrived, 1, __ATOMIC_SEQ_CST);
-}
-
 static void *hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
                  ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
 {
@@ -29,8 +22,8 @@ static void *hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
   (void)uhdr;
   (void)uhdr_len;
   (void)msg_len;
-  *comp_h = count_cmpl;
-  *uinfo = NULL;
+  *comp_h = ot_cmpl_count;
+  *uinfo = &arrived;
   return ot_inbox;
 }
 

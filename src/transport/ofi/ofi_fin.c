@@ -127,11 +127,6 @@ void ofi_on_fin_list(const struct ofi_fin_list *l, size_t len)
       ofi_bad_pkt("FIN list entry padding", src);
       continue;
     }
-    if ((en.hndl & 0xff) >= LAPI_AM_MAX_HANDLES ||
-        (en.hndl >> 8) >= ofi.tpc) {
-      ofi_drop(OFI_BAD_HNDL, "FIN list entry handle key out of range", src);
-      continue;
-    }
     struct ofi_fin f;
     memset(&f, 0, sizeof f);
     f.h = l->h;
@@ -140,6 +135,8 @@ void ofi_on_fin_list(const struct ofi_fin_list *l, size_t len)
     f.h.hndl = en.hndl;
     f.h.id = en.id;
     f.status = en.status;
+    if (ofi_pkt_check(&f.h, sizeof f))
+      continue; /* the handle key a FIN's header must pass */
     ofi_on_fin(&f);
   }
 }
