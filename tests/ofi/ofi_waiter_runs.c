@@ -120,7 +120,13 @@ int main(void)
   if (partner < ot.n) {
     __atomic_store_n(&phase, 1, __ATOMIC_SEQ_CST);
     for (int r = 0; r < ROUNDS; r++) {
+      /* Each send waits 2 ms, so that its partner already waits (and
+       * polls) when it comes: one that arrives before its waiter is in
+       * LAPI is the dispatcher's, and a loaded machine, descheduling the
+       * waiter between its calls, made that the rule (1 in 100 by the
+       * waiter with two jobs on two CPUs, some runs none). */
       if (ot.me % 2 == 0) {
+        usleep(2000);
         send_one(partner, r, tcs[partner], &oc);
         OT_OK(LAPI_Waitcntr(ot.h, &oc, 1, NULL));
       }
@@ -129,6 +135,7 @@ int main(void)
       fill(want, r, partner);
       OT_CHECK(memcmp(landing, want, DATA) == 0, "round %d data", r);
       if (ot.me % 2 == 1) {
+        usleep(2000);
         send_one(partner, r, tcs[partner], &oc);
         OT_OK(LAPI_Waitcntr(ot.h, &oc, 1, NULL));
       }
