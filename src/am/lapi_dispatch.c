@@ -347,9 +347,9 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
       break;
     }
     /* drain() looks at pending first too: peeked here, an idle turn
-     * (what an arrival waits for) skips both calls. */
-    if (__atomic_load_n(&h->pending, __ATOMIC_SEQ_CST) &&
-        lapi_may_dispatch(h))
+     * (what an arrival waits for) skips the call.  tight_for == h: we
+     * may dispatch h's work (lapi_may_dispatch). */
+    if (__atomic_load_n(&h->pending, __ATOMIC_SEQ_CST))
       n += drain(h, DRAIN_BATCH);
     if (n > 0) {
       if (done(arg)) {
