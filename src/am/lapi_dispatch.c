@@ -347,9 +347,9 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
       break;
     }
     /* drain() looks at pending first too: peeked here, an idle turn
-     * (what an arrival waits for) skips both calls. */
-    if (__atomic_load_n(&h->pending, __ATOMIC_SEQ_CST) &&
-        lapi_may_dispatch(h))
+     * (what an arrival waits for) skips the call.  tight_for == h: we
+     * may dispatch h's work (lapi_may_dispatch). */
+    if (__atomic_load_n(&h->pending, __ATOMIC_SEQ_CST))
       n += drain(h, DRAIN_BATCH);
     if (n > 0) {
       if (done(arg)) {
@@ -379,12 +379,12 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
     turned = lapi_tight_relax(now - start);
   }
   tight_for = outer;
-  /* Posts skipped the dispatcher's doorbell while we polled: what we
-   * leave behind is its work now. */
+  /* Posts skipped the doorbell while we polled: what we leave behind is
+   * the dispatcher's work now, or, if h went to polling mode meanwhile,
+   * that of a thread asleep in a wait on h, which only the bell wakes. */
   if (counted &&
       __atomic_sub_fetch(&h->tight_waiters, 1, __ATOMIC_SEQ_CST) == 0 &&
-      __atomic_load_n(&h->pending, __ATOMIC_SEQ_CST) > 0 &&
-      lapi_hndl_mpe_served(h))
+      __atomic_load_n(&h->pending, __ATOMIC_SEQ_CST) > 0)
     lapi_bell_ring();
   if (ok)
     lapi_tight_ended(turned);
