@@ -312,7 +312,8 @@ typedef unsigned long long lapi_long_t;
  * counter may be sent to another task and used there as its tgt_cntr.  As
  * in IBM's LAPI a counter is zero-initialised or set with LAPI_Setcntr
  * before its first use.  The fields after cntr belong to the implementation
- * (waiter bookkeeping); LAPI_Setcntr wakes any waiter and clears _impl.
+ * (waiter bookkeeping); LAPI_Setcntr wakes any waiter, clears _impl, and
+ * clears _wait unless threads sleep on the counter (it may hold garbage).
  */
 typedef struct {
   volatile int cntr; /**< Current value. */

@@ -287,6 +287,18 @@ void lapi_dispatch_cancel_from(struct lapi_hndl *h, int src);
 /* A counter waiter looks again at least this often (milliseconds). */
 #define LAPI_CNTR_SLICE_MS 250
 
+/* A thread counted in a counter's _wait word (lapi_cntr.c): the record
+ * lives on its stack while it sleeps. */
+struct lapi_cntr_sleeper {
+  int *word;
+  int how;
+  struct lapi_cntr_sleeper *next;
+};
+/* Count the calling thread in word (how: LAPI_CNTR_WAIT_*) before it
+ * sleeps, and take it out again once it woke for good. */
+void lapi_cntr_sleeper_add(struct lapi_cntr_sleeper *s, int *word, int how);
+void lapi_cntr_sleeper_remove(struct lapi_cntr_sleeper *s);
+
 /* Forget the Setcntr_wstatus records of a handle (LAPI_Term). */
 void lapi_wstatus_drop_handle(struct lapi_hndl *h);
 /* LAPI_Purge_totask: statuses of dest, and wake their waiters. */

@@ -9,8 +9,9 @@
  *          futex, +0x10000 per thread sleeping on the doorbell (one that
  *          dispatches while it waits).  An increment makes a system call
  *          only when _wait says someone sleeps.  LAPI_Setcntr keeps _wait
- *          (it counts live sleepers) and wakes them, so setting a counter
- *          can release a waiter.
+ *          while threads sleep on the counter (it counts them) and wakes
+ *          them, so setting a counter can release a waiter; otherwise
+ *          it sets _wait to 0 (see "who sleeps on what").
  *   _impl  NULL, or the LAPI_Setcntr_wstatus record of the counter;
  *          LAPI_Setcntr clears it.
  *
@@ -152,6 +153,73 @@ void lapi_wstatus_drop_handle(struct lapi_hndl *h)
   pthread_mutex_unlock(&ws_lock);
 }
 
+/* ------------------------------------------------- who sleeps on what */
+
+/*
+ * A counter lives in the program's memory, often on its stack, and
+ * LAPI_Setcntr is what initialises it: its _wait word held whatever was
+ * there before.  A run of ofi_waiter_runs found 0x7fff in it (the upper
+ * half of a stack address): a sleeper's +1 made it 0x8000, whose low
+ * byte says that nobody sleeps, so no increment woke the waiter and
+ * every wait of the run lasted its whole 250 ms slice.  LAPI_Setcntr
+ * cannot tell such garbage from the count of a thread that sleeps on
+ * the counter now (which it must keep: setting a counter releases its
+ * waiters), so every thread that counts itself in a _wait word is listed
+ * here, by a record on its stack.  A word nobody is listed for has no
+ * sleeper: LAPI_Setcntr clears it, the first sleeper sets it instead of
+ * adding to it, and the last one out clears it.  Only sleepers (after
+ * their spin, before a system call) and the Setcntr calls take the lock;
+ * increments read the word as before.
+ */
+static struct lapi_cntr_sleeper *sleepers; /* under sleepers_lock */
+static pthread_mutex_t sleepers_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int word_listed(const int *word)
+{
+  for (const struct lapi_cntr_sleeper *s = sleepers; s; s = s->next)
+    if (s->word == word)
+      return 1;
+  return 0;
+}
+
+void lapi_cntr_sleeper_add(struct lapi_cntr_sleeper *s, int *word, int how)
+{
+  s->word = word;
+  s->how = how;
+  pthread_mutex_lock(&sleepers_lock);
+  if (word_listed(word))
+    __atomic_add_fetch(word, how, __ATOMIC_SEQ_CST);
+  else
+    __atomic_store_n(word, how, __ATOMIC_SEQ_CST);
+  s->next = sleepers;
+  sleepers = s;
+  pthread_mutex_unlock(&sleepers_lock);
+}
+
+void lapi_cntr_sleeper_remove(struct lapi_cntr_sleeper *s)
+{
+  pthread_mutex_lock(&sleepers_lock);
+  struct lapi_cntr_sleeper **pp = &sleepers;
+  while (*pp && *pp != s)
+    pp = &(*pp)->next;
+  if (*pp)
+    *pp = s->next;
+  if (word_listed(s->word))
+    __atomic_sub_fetch(s->word, s->how, __ATOMIC_SEQ_CST);
+  else
+    __atomic_store_n(s->word, 0, __ATOMIC_SEQ_CST);
+  pthread_mutex_unlock(&sleepers_lock);
+}
+
+/* LAPI_Setcntr(_wstatus): a _wait word without sleepers starts at 0. */
+static void wait_word_init(lapi_cntr_t *c)
+{
+  pthread_mutex_lock(&sleepers_lock);
+  if (!word_listed(&c->_wait))
+    __atomic_store_n(&c->_wait, 0, __ATOMIC_SEQ_CST);
+  pthread_mutex_unlock(&sleepers_lock);
+}
+
 /* ------------------------------------------------------------- waiting */
 
 struct take {
@@ -215,7 +283,8 @@ static void wait_plain(struct lapi_hndl *h, struct take *t, int progress)
    * the count sees the value it waits for. */
   int how = lapi_cpe_cntr_sleep(t->c, t->val) ? LAPI_CNTR_WAIT_CPE
                                                : LAPI_CNTR_WAIT_PLAIN;
-  __atomic_add_fetch(cw, how, __ATOMIC_SEQ_CST);
+  struct lapi_cntr_sleeper sl;
+  lapi_cntr_sleeper_add(&sl, cw, how);
   int dispatch = 0;
   for (;;) {
     int v = __atomic_load_n(&t->c->cntr, __ATOMIC_SEQ_CST);
@@ -227,7 +296,7 @@ static void wait_plain(struct lapi_hndl *h, struct take *t, int progress)
     }
     lapi_futex_wait((int *)&t->c->cntr, v, LAPI_CNTR_SLICE_MS);
   }
-  __atomic_sub_fetch(cw, how, __ATOMIC_SEQ_CST);
+  lapi_cntr_sleeper_remove(&sl);
   if (how == LAPI_CNTR_WAIT_CPE)
     lapi_cpe_cntr_awake();
   if (dispatch)
@@ -278,6 +347,7 @@ int PLAPI_Setcntr(lapi_handle_t hndl, lapi_cntr_t *cntr, int val)
   CHECK_HNDL(h, hndl);
   CHECK_CNTR(cntr);
   ws_done(cntr);
+  wait_word_init(cntr);
   __atomic_store_n(&cntr->cntr, val, __ATOMIC_SEQ_CST);
   cntr_wake(cntr);
   return LAPI_SUCCESS;
@@ -367,6 +437,7 @@ int PLAPI_Setcntr_wstatus(lapi_handle_t hndl, lapi_cntr_t *cntr, int val,
     __atomic_store_n(&cntr->_impl, w, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&ws_lock);
   }
+  wait_word_init(cntr);
   __atomic_store_n(&cntr->cntr, 0, __ATOMIC_SEQ_CST);
   cntr_wake(cntr);
   return LAPI_SUCCESS;

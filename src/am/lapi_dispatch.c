@@ -419,8 +419,9 @@ void lapi_wait_until(struct lapi_hndl *h, int (*done)(void *), void *arg,
     wait_evt(h, done, arg);
     return;
   }
+  struct lapi_cntr_sleeper sl;
   if (mark)
-    __atomic_add_fetch(mark, LAPI_CNTR_WAIT_BELL, __ATOMIC_SEQ_CST);
+    lapi_cntr_sleeper_add(&sl, mark, LAPI_CNTR_WAIT_BELL);
   for (;;) {
     unsigned seq = lapi_bell_arm();
     if (done(arg)) {
@@ -435,7 +436,7 @@ void lapi_wait_until(struct lapi_hndl *h, int (*done)(void *), void *arg,
     lapi_bell_sleep(seq, mark ? WAIT_SLICE_MS : -1);
   }
   if (mark)
-    __atomic_sub_fetch(mark, LAPI_CNTR_WAIT_BELL, __ATOMIC_SEQ_CST);
+    lapi_cntr_sleeper_remove(&sl);
 }
 
 /* -------------------------------------------------------- the thread */

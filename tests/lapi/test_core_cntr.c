@@ -1,8 +1,10 @@
 /*
  * test_core_cntr.c - counters: Setcntr/Getcntr, Waitcntr's subtraction
  * and cur value, several waiting threads, a waiter released by Setcntr,
- * Nopoll_wait, Setcntr_wstatus with a purge, and the error codes.
+ * Nopoll_wait, Setcntr_wstatus with a purge, the error codes, and a
+ * counter whose memory held garbage before Setcntr.
  */
+#include <string.h>
 #include <unistd.h>
 
 #include "core_util.h"
@@ -106,6 +108,60 @@ Test(core_cntr, setcntr_releases_a_sleeping_waiter)
     cr_assert_eq(LAPI_Setcntr(h, &c, 5), LAPI_SUCCESS);
     pthread_join(th, NULL);
     cr_assert_eq(core_cntr(h, &c), 2);
+    LAPI_Term(h);
+  }
+  CORE_ASSERT_NO_FAILURE();
+}
+
+/* A counter on the stack holds garbage until LAPI_Setcntr sets it: a run
+ * of ofi_waiter_runs had 0x7fff in _wait (the upper half of a stack
+ * address), a sleeper's +1 made it 0x8000, whose low byte says nobody
+ * sleeps, and no increment ever woke the waiter (each wait lasted its
+ * 250 ms slice).  Setcntr must start the word at 0, and a sleeper on a
+ * word the program overwrote after that must count itself exactly. */
+Test(core_cntr, setcntr_clears_garbage_in_the_wait_word)
+{
+  static const unsigned garbage[] = {0x7fffu, 0xffu, 0xffff0000u,
+                                     0xffffffffu, 0x7fffffffu};
+  for (int intr = 0; intr < 2; intr++) {
+    lapi_handle_t h = core_init_mode(intr);
+    for (unsigned g = 0; g < sizeof garbage / sizeof garbage[0]; g++) {
+      lapi_cntr_t c;
+      memset(&c, 0xa5, sizeof c);
+      c._wait = (int)garbage[g];
+      cr_assert_eq(LAPI_Setcntr(h, &c, 0), LAPI_SUCCESS);
+      cr_assert_eq(c._wait, 0, "Setcntr left _wait at %#x (was %#x)",
+                   (unsigned)c._wait, garbage[g]);
+      c._wait = (int)garbage[g];
+      uint dest[1] = {0};
+      int st[1];
+      cr_assert_eq(LAPI_Setcntr_wstatus(h, &c, 1, dest, st), LAPI_SUCCESS);
+      cr_assert_eq(c._wait, 0, "Setcntr_wstatus left _wait at %#x",
+                   (unsigned)c._wait);
+
+      /* Overwritten again, nobody asleep: the first sleeper sets it. */
+      c._wait = (int)garbage[g];
+      pthread_t th;
+      struct waiter w = {h, &c, 1, 0};
+      pthread_create(&th, NULL, wait_thread, &w);
+      int seen = (int)garbage[g];
+      for (int i = 0; i < 20000 && seen == (int)garbage[g]; i++) {
+        usleep(500); /* until the waiter counts itself in (it spins first) */
+        seen = __atomic_load_n(&c._wait, __ATOMIC_SEQ_CST);
+      }
+      /* 1: a plain sleeper; 0x10000: one that sleeps on the doorbell */
+      cr_assert(seen == 1 || seen == 0x10000,
+                "a sleeper made _wait %#x from %#x (mode %d)", (unsigned)seen,
+                garbage[g], intr);
+      char src = 'x', dst;
+      cr_assert_eq(LAPI_Put(h, 0, 1, &dst, &src, &c, NULL, NULL),
+                   LAPI_SUCCESS);
+      pthread_join(th, NULL);
+      cr_assert_eq(core_cntr(h, &c), 0);
+      cr_assert_eq(c._wait, 0, "the last sleeper left _wait at %#x",
+                   (unsigned)c._wait);
+      LAPI_Setcntr(h, &c, 0); /* ends the status record */
+    }
     LAPI_Term(h);
   }
   CORE_ASSERT_NO_FAILURE();

@@ -12,7 +12,9 @@
  *            With LAPI_POLL_US=1000000 every wait polls throughout, and
  *            the waiting thread must have run handlers of the phase; with
  *            LAPI_POLL_US=0 it never polls, and the dispatcher alone runs
- *            them.
+ *            them.  Its counters start from the garbage with which
+ *            sleepers were never woken (every round took 250 ms), and
+ *            most rounds must take less than 200 ms.
  *   phase 2  the even task sends a burst while the odd one stays out of
  *            LAPI (it sleeps, then waits on the counter): the burst's
  *            handlers must have run, by the dispatcher, before the odd
@@ -111,6 +113,13 @@ int main(void)
   const int never_polls = poll_us && strcmp(poll_us, "0") == 0;
   OT_OK(LAPI_Addr_set(ot.h, (void *)hdr, 1));
   lapi_cntr_t tc, oc;
+  /* Counters on the stack hold garbage until LAPI_Setcntr sets them:
+   * here the 0x7fff a stalled run found in _wait (the upper half of a
+   * stack address), with which a sleeper's count read as nobody's and
+   * every wait of the run lasted its 250 ms slice (docs/PROTOCOL.md). */
+  memset(&tc, 0, sizeof tc);
+  memset(&oc, 0, sizeof oc);
+  tc._wait = oc._wait = 0x7fff;
   OT_OK(LAPI_Setcntr(ot.h, &tc, 0));
   OT_OK(LAPI_Setcntr(ot.h, &oc, 0));
   void **tcs = ot_addrs(&tc);
@@ -119,6 +128,8 @@ int main(void)
   int partner = ot.me % 2 ? ot.me - 1 : ot.me + 1;
   if (partner < ot.n) {
     __atomic_store_n(&phase, 1, __ATOMIC_SEQ_CST);
+    int slow = 0; /* rounds of 200 ms or more (a lost wake-up costs 250) */
+    double t_prev = ot_now_s();
     for (int r = 0; r < ROUNDS; r++) {
       /* Each send waits 2 ms, so that its partner already waits (and
        * polls) when it comes: one that arrives before its waiter is in
@@ -139,7 +150,14 @@ int main(void)
         send_one(partner, r, tcs[partner], &oc);
         OT_OK(LAPI_Waitcntr(ot.h, &oc, 1, NULL));
       }
+      double t_now = ot_now_s();
+      slow += t_now - t_prev >= 0.2;
+      t_prev = t_now;
     }
+    /* A healthy round takes a few ms; a loaded machine delays some, never
+     * most: with the wake-ups lost every round took 250 ms. */
+    OT_CHECK(slow <= ROUNDS / 2, "%d of %d rounds took 200 ms or more: "
+             "a sleeping waiter was not woken", slow, ROUNDS);
     int m = __atomic_load_n(&on_main, __ATOMIC_SEQ_CST);
     int o = __atomic_load_n(&on_other, __ATOMIC_SEQ_CST);
     OT_CHECK(m + o == ROUNDS, "header handlers %d + %d, want %d", m, o,
@@ -153,7 +171,8 @@ int main(void)
       OT_CHECK(m > 0, "no handler run by the waiting thread (%d by the "
                "dispatcher)", o);
     fprintf(stderr, "task %d: phase 1 handlers: %d by the waiter, %d by "
-            "the dispatcher\n", ot.me, m, o);
+            "the dispatcher; %d rounds of 200 ms or more\n", ot.me, m, o,
+            slow);
   }
   OT_OK(LAPI_Gfence(ot.h));
 
