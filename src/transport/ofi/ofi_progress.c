@@ -821,6 +821,15 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
       pass_owed = 1;
     else
       progress_pass();
+    /* A wait that gave up sends nothing next, and the progress thread,
+     * parked on kicks alone for up to 1 ms, would leave the fd (and the
+     * peer reading our memory, or its FINs) unserved that long: send it
+     * back to the fd now.  One write, off any answer's path. */
+    if (on == LAPI_TIGHT_SLEEP && ofi.wait_fd >= 0 &&
+        __atomic_load_n(&tight_pollers, __ATOMIC_SEQ_CST) == 0) {
+      pass_owed = 0;
+      ofi_kick();
+    }
   }
   pthread_mutex_unlock(&ofi.lock);
   return 0;
