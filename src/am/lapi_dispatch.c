@@ -320,7 +320,7 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
     return 0;
   int64_t start = mono_ns(), now = start, seen = start;
   int64_t until = start + (int64_t)us * 1000;
-  int ok = 0, turned = 0;
+  int ok = 0, turned = 0, moved = 0;
   const struct lapi_hndl *outer = tight_for; /* a wait in a handler */
   tight_for = h;
   /* Only a handle the dispatcher serves needs the count (lapi_am_post
@@ -356,6 +356,11 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
         ok = 1;
         break;
       }
+      /* Traffic flows: the window counts from the last arrival (at the
+       * next clock read: `now` is as old as the last idle turn), so a
+       * stream longer than it is not handed to the sleepers halfway.  An
+       * idle wait still stops after us. */
+      moved = 1;
       /* again, if a handler's own wait ended it */
       lapi_tp_tight(h, LAPI_TIGHT_START);
       continue;
@@ -367,8 +372,12 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
      * them would stretch the 10 us pause to 20 us and more. */
     if (--left == 0) {
       now = mono_ns();
-      if (now >= until)
+      if (moved) {
+        moved = 0;
+        until = now + (int64_t)us * 1000;
+      } else if (now >= until) {
         break;
+      }
       if (now - seen < TIGHT_CLOCK_NS / 2 && step < TIGHT_CLOCK_STEP_MAX)
         step *= 2;
       else if (now - seen > TIGHT_CLOCK_NS * 2 && step > 1)
@@ -392,8 +401,9 @@ int lapi_wait_tight(struct lapi_hndl *h, int (*done)(void *), void *arg)
    * of waits), so the transport may keep the registration for a while;
    * a wait that gave up goes to sleep and needs the progress thread
    * woken by every arrival again. */
-  lapi_tp_tight(h, ok && !lapi_hndl_mpe_served(h) ? LAPI_TIGHT_PAUSE
-                                                  : LAPI_TIGHT_STOP);
+  lapi_tp_tight(h, !ok                          ? LAPI_TIGHT_SLEEP
+                  : !lapi_hndl_mpe_served(h) ? LAPI_TIGHT_PAUSE
+                                             : LAPI_TIGHT_STOP);
   return ok || done(arg);
 }
 

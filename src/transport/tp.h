@@ -116,7 +116,9 @@ struct lapi_tp_ops {
   /* A thread that waits on h and runs h's work itself is about to poll
    * in a tight loop (on = LAPI_TIGHT_START) or has stopped
    * (LAPI_TIGHT_STOP, or LAPI_TIGHT_PAUSE: its wait ended in polling
-   * mode and it is likely back soon).  Returns 1 if the transport has a
+   * mode and it is likely back soon, or LAPI_TIGHT_SLEEP: its wait gave
+   * up and it goes to sleep, so whatever comes is the transport's own
+   * progress's to find, at once).  Returns 1 if the transport has a
    * network worth polling that way (then the thread's progress calls
    * read it every time, and peers need not wake a sleeping progress
    * thread meanwhile), 0 if not (lapi_tp_no_tight). */
@@ -143,6 +145,7 @@ struct lapi_tp_ops {
 #define LAPI_TIGHT_STOP 0
 #define LAPI_TIGHT_START 1
 #define LAPI_TIGHT_PAUSE 2
+#define LAPI_TIGHT_SLEEP 3
 
 /* The tight op of the transports with a network (lapi_tp_net; the others'
  * would return 0); returns how many have a network to poll. */

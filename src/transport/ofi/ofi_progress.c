@@ -49,6 +49,13 @@
 #define POLL_GAP_NS 2000
 
 static int sleeping; /* the thread is about to block or blocks (lock) */
+/* A kick sits in kick_fd that the thread has not read yet, or it read it
+ * and has not cleared this since: a second write would wake nobody more.
+ * The thread clears it by an exchange after the read, before its next
+ * pass, so that pass sees what a kicker that skipped its write did
+ * before.  (A 16 KiB Put stream in interrupt mode wrote kick_fd once per
+ * Put, ~60 system calls a window of 64.) */
+static int kick_pending; /* atomic */
 
 void ofi_kick(void)
 {
@@ -61,6 +68,8 @@ void ofi_kick(void)
   if (!sleeping)
     return;
   if (ofi.kick_fd >= 0 && ofi.wait_fd >= 0) {
+    if (__atomic_exchange_n(&kick_pending, 1, __ATOMIC_SEQ_CST))
+      return;
     uint64_t one = 1;
     ssize_t w = write(ofi.kick_fd, &one, sizeof one);
     (void)w;
@@ -525,6 +534,8 @@ static void wait_fd(int ms)
     uint64_t v;
     ssize_t r = read(ofi.kick_fd, &v, sizeof v);
     (void)r;
+    /* after the read; an exchange, to see what the kickers did */
+    __atomic_exchange_n(&kick_pending, 0, __ATOMIC_SEQ_CST);
   }
   pthread_mutex_lock(&ofi.lock);
 }
@@ -821,6 +832,15 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
       pass_owed = 1;
     else
       progress_pass();
+    /* A wait that gave up sends nothing next, and the progress thread,
+     * parked on kicks alone for up to 1 ms, would leave the fd (and the
+     * peer reading our memory, or its FINs) unserved that long: send it
+     * back to the fd now.  One write, off any answer's path. */
+    if (on == LAPI_TIGHT_SLEEP && ofi.wait_fd >= 0 &&
+        __atomic_load_n(&tight_pollers, __ATOMIC_SEQ_CST) == 0) {
+      pass_owed = 0;
+      ofi_kick();
+    }
   }
   pthread_mutex_unlock(&ofi.lock);
   return 0;
@@ -830,6 +850,7 @@ int ofi_progress_start(void)
 {
   __atomic_store_n(&ofi.stop, 0, __ATOMIC_SEQ_CST);
   __atomic_store_n(&tight_pollers, 0, __ATOMIC_SEQ_CST); /* a new life */
+  __atomic_store_n(&kick_pending, 0, __ATOMIC_SEQ_CST); /* a new kick_fd */
   /* Left registrations of the life gone by are counted nowhere now; a
    * thread that leaves one of it later marks it with its own life's gen. */
   for (unsigned i = 0; i < LINGER_SLOTS; i++) {
