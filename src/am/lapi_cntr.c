@@ -168,8 +168,8 @@ void lapi_wstatus_drop_handle(struct lapi_hndl *h)
  * here, by a record on its stack.  A word nobody is listed for has no
  * sleeper: LAPI_Setcntr clears it, the first sleeper sets it instead of
  * adding to it, and the last one out clears it.  Only sleepers (after
- * their spin, before a system call) and the Setcntr calls take the lock;
- * increments read the word as before.
+ * their spin, before a system call) and the Setcntr calls on a word not
+ * at 0 take the lock; increments read the word as before.
  */
 static struct lapi_cntr_sleeper *sleepers; /* under sleepers_lock */
 static pthread_mutex_t sleepers_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -214,6 +214,10 @@ void lapi_cntr_sleeper_remove(struct lapi_cntr_sleeper *s)
 /* LAPI_Setcntr(_wstatus): a _wait word without sleepers starts at 0. */
 static void wait_word_init(lapi_cntr_t *c)
 {
+  /* A word at 0 has nothing to clear: no lock (a process-wide one)
+   * on the Setcntr of every message, which all CPE tasks share. */
+  if (__atomic_load_n(&c->_wait, __ATOMIC_SEQ_CST) == 0)
+    return;
   pthread_mutex_lock(&sleepers_lock);
   if (!word_listed(&c->_wait))
     __atomic_store_n(&c->_wait, 0, __ATOMIC_SEQ_CST);
