@@ -2,7 +2,8 @@
  * test_core_cntr.c - counters: Setcntr/Getcntr, Waitcntr's subtraction
  * and cur value, several waiting threads, a waiter released by Setcntr,
  * Nopoll_wait, Setcntr_wstatus with a purge, the error codes, and a
- * counter whose memory held garbage before Setcntr.
+ * counter whose memory held garbage before Setcntr or was overwritten
+ * while a thread slept on it.
  */
 #include <string.h>
 #include <unistd.h>
@@ -162,6 +163,35 @@ Test(core_cntr, setcntr_clears_garbage_in_the_wait_word)
                    (unsigned)c._wait);
       LAPI_Setcntr(h, &c, 0); /* ends the status record */
     }
+    LAPI_Term(h);
+  }
+  CORE_ASSERT_NO_FAILURE();
+}
+
+/* A word the program overwrote while a thread slept on it (a memset, a
+ * struct copy) is repaired when the last sleeper leaves: it clears the
+ * word instead of taking its count off the garbage. */
+Test(core_cntr, last_sleeper_clears_an_overwritten_wait_word)
+{
+  for (int intr = 0; intr < 2; intr++) {
+    lapi_handle_t h = core_init_mode(intr);
+    lapi_cntr_t c;
+    cr_assert_eq(LAPI_Setcntr(h, &c, 0), LAPI_SUCCESS);
+    pthread_t th;
+    struct waiter w = {h, &c, 1, 0};
+    pthread_create(&th, NULL, wait_thread, &w);
+    for (int i = 0;
+         i < 20000 && __atomic_load_n(&c._wait, __ATOMIC_SEQ_CST) == 0; i++)
+      usleep(500); /* until the waiter counts itself in */
+    cr_assert_neq(c._wait, 0, "the waiter never slept (mode %d)", intr);
+    /* garbage that still wakes both kinds of sleeper */
+    __atomic_store_n(&c._wait, 0x7fff00ff, __ATOMIC_SEQ_CST);
+    char src = 'x', dst;
+    cr_assert_eq(LAPI_Put(h, 0, 1, &dst, &src, &c, NULL, NULL),
+                 LAPI_SUCCESS);
+    pthread_join(th, NULL);
+    cr_assert_eq(c._wait, 0, "the last sleeper left _wait at %#x (mode %d)",
+                 (unsigned)c._wait, intr);
     LAPI_Term(h);
   }
   CORE_ASSERT_NO_FAILURE();
