@@ -118,6 +118,7 @@ enum ofi_bad {
   OFI_BAD_DATA,      /* DATA outside what was pulled */
   OFI_BAD_RTS,       /* RTS fields or sizes wrong */
   OFI_BAD_NAK,       /* NAK of a message not awaited, or not a failure */
+  OFI_BAD_CHUNK,     /* DATA longer than one chunk */
   OFI_BAD_N
 };
 

@@ -16,6 +16,10 @@
  *           that is gone (an older generation of its slot) or never was
  *           (a slot far beyond any table); FIN_LIST: every entry's id so
  *   DATA    DATA at an offset 2^62 beyond the one pulled
+ *   CHUNK   DATA one chunk and 8 bytes long (no PULL is answered by more
+ *           than a chunk per DATA): its bytes padded when the buffer has
+ *           room (the headroom of the default sizes), else a reference
+ *           (OFI_DATA_REF) of that length
  *   RTS     RTS whose uhdr, inline description or eager data length is 8
  *           more than the packet holds (sent without NO_FIN, so that a
  *           copy overtaking the real one cannot take its number); SHORT
@@ -132,7 +136,8 @@ static int class_fits(enum ofi_bad cls, int type)
     return type == OFI_M_FIN || type == OFI_M_DATA || type == OFI_M_PULL ||
            type == OFI_M_RMW_REPLY || type == OFI_M_FIN_LIST ||
            type == OFI_M_UNKNOWN;
-  case OFI_BAD_DATA: return type == OFI_M_DATA;
+  case OFI_BAD_DATA:
+  case OFI_BAD_CHUNK: return type == OFI_M_DATA;
   case OFI_BAD_RTS: return type == OFI_M_RTS || type == OFI_M_SHORT;
   case OFI_BAD_NAK: return type == OFI_M_NAK;
   case OFI_BAD_OTHER:
@@ -174,6 +179,28 @@ static void rts_overflow(struct ofi_rts *r)
     r->uhdr_len += 8;
 }
 
+/* The DATA copy m of len bytes made a chunk and 8 bytes long; returns
+ * its length. */
+static size_t data_overlong(unsigned char *m, size_t len)
+{
+  struct ofi_data *d = (struct ofi_data *)m;
+  size_t carried = sizeof *d + ofi.chunk + 8;
+  if (d->flags == 0 && carried <= ofi.buf_size) {
+    memset(m + len, 0xa5, carried - len);
+    d->h.len = (uint32_t)carried;
+    return carried;
+  }
+  struct ofi_data_ref *r = (struct ofi_data_ref *)(d + 1);
+  if (d->flags != OFI_DATA_REF) {
+    memset(r, 0, sizeof *r);
+    d->flags = OFI_DATA_REF;
+    len = sizeof *d + sizeof *r;
+    d->h.len = (uint32_t)len;
+  }
+  r->len = ofi.chunk + 8;
+  return len;
+}
+
 /* Puts fault cls into the copy m of len bytes; returns its length. */
 static size_t mangle(unsigned char *m, size_t len, enum ofi_bad cls)
 {
@@ -207,6 +234,7 @@ static size_t mangle(unsigned char *m, size_t len, enum ofi_bad cls)
   case OFI_BAD_DATA:
     ((struct ofi_data *)m)->offset += (uint64_t)1 << 62;
     break;
+  case OFI_BAD_CHUNK: len = data_overlong(m, len); break;
   case OFI_BAD_RTS:
     if (hd->type == OFI_M_SHORT) {
       /* its uhdr runs past the end; its number lies outside the window,
