@@ -829,6 +829,7 @@ extern int ofi_mangle_every;  /* LAPI_OFI_TEST_MANGLE */
 extern int ofi_nomem_every;   /* LAPI_OFI_TEST_NOMEM */
 extern int ofi_badkey_every;  /* LAPI_OFI_TEST_BAD_KEY */
 extern int ofi_dropnofin_at;  /* LAPI_OFI_TEST_DROP_NOFIN */
+extern int ofi_deaf_acks;     /* LAPI_OFI_TEST_DEAF_ACKS */
 /* The bad key hook: every ofi_badkey_every-th call spoils the first of
  * the segments an RTS or GET packet offers (its key, or with CMA its
  * address), so that the peer's RMA on it fails or is never served. */

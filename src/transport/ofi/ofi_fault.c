@@ -49,6 +49,12 @@
  * arrives (ofi_ask.c must find it lost).  Counted only while the hook
  * is on, once: a white-box test may set ofi_dropnofin_at again.
  *
+ * LAPI_OFI_TEST_DEAF_ACKS=1: ACK_REQs and ASKs about no-FIN messages
+ * that arrive here get no answer (ofi_ack.c), as if they came after this
+ * task closed; its counts still ride on every packet it sends, and
+ * LAPI_Term sends what the peers have not heard (ofi_ack_final).  A
+ * white-box test may set ofi_deaf_acks in one task.
+ *
  * Everything here runs under ofi.lock.
  */
 #include <stdlib.h>
@@ -60,6 +66,7 @@ int ofi_mangle_every;
 int ofi_nomem_every;
 int ofi_badkey_every;
 int ofi_dropnofin_at;
+int ofi_deaf_acks;
 static unsigned long mangle_count, nomem_count, badkey_count, nofin_count;
 static uint64_t injected[OFI_BAD_N];
 static unsigned stale_flip; /* alternates gone / never existed */
@@ -80,6 +87,7 @@ void ofi_fault_settings(void)
   ofi_nomem_every = env_every("LAPI_OFI_TEST_NOMEM");
   ofi_badkey_every = env_every("LAPI_OFI_TEST_BAD_KEY");
   ofi_dropnofin_at = env_every("LAPI_OFI_TEST_DROP_NOFIN");
+  ofi_deaf_acks = env_every("LAPI_OFI_TEST_DEAF_ACKS") != 0;
   mangle_count = nomem_count = badkey_count = nofin_count = 0;
   stale_flip = nak_flip = 0;
   memset(injected, 0, sizeof injected);
@@ -93,6 +101,9 @@ void ofi_fault_settings(void)
   if (ofi_dropnofin_at)
     LAPI_LOG(LAPI_LOG_INFO, "ofi: test hook on: no-FIN message %d is "
              "never sent", ofi_dropnofin_at);
+  if (ofi_deaf_acks)
+    LAPI_LOG(LAPI_LOG_INFO, "ofi: test hook on: ACK_REQs and ASKs about "
+             "no-FIN messages are not answered");
 }
 
 void ofi_badkey_apply(struct ofi_seg *segs, uint32_t nseg)
