@@ -49,6 +49,13 @@
  * arrives (ofi_ask.c must find it lost).  Counted only while the hook
  * is on, once: a white-box test may set ofi_dropnofin_at again.
  *
+ * LAPI_OFI_TEST_DROP_DATA=N: the Nth DATA this process sends (an answer
+ * to a PULL, carried or by reference, counted from 1 while the hook is
+ * on) is never sent: its sink waits for it (ofi_ask.c must find it
+ * lost).  Tested where PULLs are answered (ofi_origin.c, ofi_packref.c),
+ * not on every packet's way.  Once, like DROP_NOFIN; a white-box test
+ * may set ofi_dropdata_at again.
+ *
  * LAPI_OFI_TEST_DEAF_ACKS=1: ACK_REQs and ASKs about no-FIN messages
  * that arrive here get no answer (ofi_ack.c), as if they came after this
  * task closed; its counts still ride on every packet it sends, and
@@ -67,7 +74,9 @@ int ofi_nomem_every;
 int ofi_badkey_every;
 int ofi_dropnofin_at;
 int ofi_deaf_acks;
+int ofi_dropdata_at;
 static unsigned long mangle_count, nomem_count, badkey_count, nofin_count;
+static unsigned long data_count;
 static uint64_t injected[OFI_BAD_N];
 static unsigned stale_flip; /* alternates gone / never existed */
 static unsigned nak_flip;   /* alternates the two NAK faults */
@@ -88,7 +97,9 @@ void ofi_fault_settings(void)
   ofi_badkey_every = env_every("LAPI_OFI_TEST_BAD_KEY");
   ofi_dropnofin_at = env_every("LAPI_OFI_TEST_DROP_NOFIN");
   ofi_deaf_acks = env_every("LAPI_OFI_TEST_DEAF_ACKS") != 0;
+  ofi_dropdata_at = env_every("LAPI_OFI_TEST_DROP_DATA");
   mangle_count = nomem_count = badkey_count = nofin_count = 0;
+  data_count = 0;
   stale_flip = nak_flip = 0;
   memset(injected, 0, sizeof injected);
   if (ofi_mangle_every || ofi_nomem_every)
@@ -132,6 +143,17 @@ int ofi_dropnofin_now(const struct ofi_buf *b)
     return 1;
   }
   return 0;
+}
+
+int ofi_dropdata_now(uint peer)
+{
+  if (++data_count != (unsigned long)ofi_dropdata_at)
+    return 0;
+  ofi_dropdata_at = 0; /* once (a test may set it again) */
+  data_count = 0;
+  LAPI_LOG(LAPI_LOG_INFO, "ofi: test hook: a DATA to task %u not sent",
+           peer);
+  return 1;
 }
 
 int ofi_nomem_now(void)

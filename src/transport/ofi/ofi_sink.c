@@ -916,6 +916,7 @@ static void desc_done(struct ofi_xfer *x)
 {
   x->desc_phase = 0;
   x->issued = x->done = 0;
+  x->data_ask = 0; /* its ask_issued counted the description */
   x->inflight = 0;
   if (x->role == OFI_R_SOURCE)
     get_after_desc(x);
@@ -964,8 +965,10 @@ void ofi_on_data(const struct ofi_data *d, size_t len)
       ofi_drop(OFI_BAD_DATA, "DATA reference out of sequence", d->h.src);
       return;
     }
-    if (rc == 0)
+    if (rc == 0) {
+      x->data_ask = 0; /* its answer may come after an UNKNOWN */
       return; /* asked again in a packet: the pull stays in flight */
+    }
   } else if (desc) {
     memcpy(x->desc_in + d->offset, d + 1, n);
   } else {
