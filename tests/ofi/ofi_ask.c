@@ -21,10 +21,14 @@
  *     by seq): padding, a number beyond 32 bits or past the first one
  *     task 0 has not completed are bad packets; one about the next number task 1 has not sent is
  *     answered UNKNOWN (stale at task 1, which never asked); an UNKNOWN
- *     about one task 0 never asked about is stale.
+ *     about one task 0 never asked about is stale.  And for ASK DATA (a
+ *     sink asking its source): one about a transfer task 0 never had is
+ *     answered UNKNOWN (stale at task 1, which has no such sink); an
+ *     UNKNOWN DATA nobody asked for is stale.
  *  3. Both tasks put an invalid copy after every packet they send
  *     (ofi_mangle_every = 1, ofi_fault.c) while task 1 sends 10 ASKs and
- *     task 0 answers them (every other one about a no-FIN message): every
+ *     task 0 answers them (about transfers, no-FIN messages and pulls
+ *     in turn: SINK, NOFIN, DATA): every
  *     copy (each class that fits ASK and UNKNOWN) is dropped as its
  *     class.
  */
@@ -98,13 +102,13 @@ static struct counts base;
 
 static int part2_task0(const struct counts *c)
 {
-  return c->bad >= base.bad + 8 && c->stale >= base.stale + 2 &&
-         c->unknowns >= base.unknowns + 3;
+  return c->bad >= base.bad + 8 && c->stale >= base.stale + 3 &&
+         c->unknowns >= base.unknowns + 4;
 }
 
 static int part2_task1(const struct counts *c)
 {
-  return c->stale >= base.stale + 3;
+  return c->stale >= base.stale + 4;
 }
 
 /* The number task 1's next no-FIN message to task 0 would take (every
@@ -170,7 +174,7 @@ int main(void)
   counts(&base);
   OT_OK(LAPI_Gfence(ot.h));
   if (ot.me == 1) {
-    send_ask(OFI_M_ASK, OFI_ASK_NOFIN + 1, 0, 0, DEAD_ID, 0); /* what */
+    send_ask(OFI_M_ASK, OFI_ASK_DATA + 1, 0, 0, DEAD_ID, 0); /* what */
     send_ask(OFI_M_ASK, OFI_ASK_SINK, 1, 0, DEAD_ID, 0);   /* padding */
     send_ask(OFI_M_ASK, OFI_ASK_GET, 0, 1, DEAD_ID, 0);    /* handle */
     send_ask(OFI_M_ASK, OFI_ASK_SINK, 0, 0, DEAD_ID, 8);   /* length */
@@ -178,6 +182,8 @@ int main(void)
     send_ask(OFI_M_UNKNOWN, OFI_ASK_GET, 0, 0, DEAD_ID, 0); /* stale */
     send_ask(OFI_M_ASK, OFI_ASK_SINK, 0, 0, DEAD_ID, 0);   /* valid */
     send_ask(OFI_M_ASK, OFI_ASK_RMW, 0, 0, DEAD_ID, 0);    /* valid */
+    send_ask(OFI_M_UNKNOWN, OFI_ASK_DATA, 0, 0, DEAD_ID, 0); /* stale */
+    send_ask(OFI_M_ASK, OFI_ASK_DATA, 0, 0, DEAD_ID, 0);   /* valid */
     uint32_t nf = next_nofin();
     send_ask(OFI_M_ASK, OFI_ASK_NOFIN, 1, 0, nf, 0);       /* padding */
     send_ask(OFI_M_ASK, OFI_ASK_NOFIN, 0, 0, DEAD_ID, 0);  /* 32 bits */
@@ -192,12 +198,12 @@ int main(void)
   if (ot.me == 0) {
     OT_CHECK(c1.bad - base.bad == 8, "%llu bad packets, want 8",
              (unsigned long long)(c1.bad - base.bad));
-    OT_CHECK(c1.stale - base.stale == 2, "%llu stale packets, want 2",
+    OT_CHECK(c1.stale - base.stale == 3, "%llu stale packets, want 3",
              (unsigned long long)(c1.stale - base.stale));
-    OT_CHECK(c1.unknowns - base.unknowns == 3, "%llu UNKNOWNs, want 3",
+    OT_CHECK(c1.unknowns - base.unknowns == 4, "%llu UNKNOWNs, want 4",
              (unsigned long long)(c1.unknowns - base.unknowns));
   } else
-    OT_CHECK(c1.stale - base.stale == 3, "%llu stale packets, want 3 (the "
+    OT_CHECK(c1.stale - base.stale == 4, "%llu stale packets, want 4 (the "
              "UNKNOWNs)", (unsigned long long)(c1.stale - base.stale));
   OT_CHECK(__atomic_load_n(&errors, __ATOMIC_SEQ_CST) == 0,
            "the error handler ran");
@@ -211,8 +217,10 @@ int main(void)
   if (ot.me == 1) {
     uint32_t nf = next_nofin();
     for (int i = 0; i < ASKS; i++)
-      if (i % 2)
+      if (i % 3 == 1)
         send_ask(OFI_M_ASK, OFI_ASK_NOFIN, 0, 0, nf, 0);
+      else if (i % 3 == 2)
+        send_ask(OFI_M_ASK, OFI_ASK_DATA, 0, 0, DEAD_ID + (uint64_t)i, 0);
       else
         send_ask(OFI_M_ASK, OFI_ASK_SINK, 0, 0, DEAD_ID + (uint64_t)i, 0);
     counts(&c1);

@@ -15,7 +15,10 @@
  * receivers dropped: each class was injected and every copy of a class
  * that cannot occur otherwise was dropped as that class; a DATA copy
  * that arrives after its transfer ended counts as stale instead, and
- * genuine stale packets may add to that class.  White box: it links
+ * genuine stale packets may add to that class.  A DATA longer than a
+ * chunk (class chunk) is dropped as such before its transfer is looked
+ * up, so every one counts there, and no byte of it lands (the bytes
+ * checks).  White box: it links
  * lapi_static for ofi_fault_counts.
  */
 #include "ofi_test.h"
@@ -228,7 +231,7 @@ static void round_to(int t, int r, void **am_cntrs, void **boxes,
 
 static const char *const class_name[OFI_BAD_N] = {
   "other", "magic", "length", "short", "type", "sender", "handle", "ack",
-  "stale", "data", "rts", "nak",
+  "stale", "data", "rts", "nak", "chunk",
 };
 
 /* Only the hook makes these: every copy must have been dropped as such. */

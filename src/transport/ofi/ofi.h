@@ -44,7 +44,7 @@
 
 /* ------------------------------------------------------------- the wire */
 
-#define OFI_WIRE_MAGIC 0x4c4f4636u /* "LOF6": magic and wire version */
+#define OFI_WIRE_MAGIC 0x4c4f4637u /* "LOF7": magic and wire version */
 
 /* Sequence numbers of no-FIN messages a target tracks per origin beyond
  * the last one acknowledged in order (a wire constant: both sides). */
@@ -118,6 +118,7 @@ enum ofi_bad {
   OFI_BAD_DATA,      /* DATA outside what was pulled */
   OFI_BAD_RTS,       /* RTS fields or sizes wrong */
   OFI_BAD_NAK,       /* NAK of a message not awaited, or not a failure */
+  OFI_BAD_CHUNK,     /* DATA longer than one chunk */
   OFI_BAD_N
 };
 
@@ -281,6 +282,9 @@ enum {
   OFI_ASK_RMW,      /* the asker's RMW: never held (answered at once) */
   OFI_ASK_NOFIN,    /* the asker's no-FIN message numbered id (its seq):
                        did it arrive?  (ofi_ack.c's window answers) */
+  OFI_ASK_DATA,     /* the asker is a sink pulling from the source id:
+                       UNKNOWN says every PULL before the ASK was
+                       answered (never held) */
 };
 
 struct ofi_ask {
@@ -472,6 +476,8 @@ struct ofi_xfer {
   int64_t watch_ms;          /* when the watchdog first saw it waiting,
                                 or last asked about it (ask_watch) */
   int asked;                 /* an ASK about it went to its peer */
+  int data_ask;              /* SINK: an ASK DATA awaits its UNKNOWN */
+  uint64_t ask_issued;       /* SINK: issued when that ASK left */
 
   /* R_GET: the origin's destination. */
   const lapi_vec_t *org_dst;
@@ -828,12 +834,17 @@ extern int ofi_mangle_every;  /* LAPI_OFI_TEST_MANGLE */
 extern int ofi_nomem_every;   /* LAPI_OFI_TEST_NOMEM */
 extern int ofi_badkey_every;  /* LAPI_OFI_TEST_BAD_KEY */
 extern int ofi_dropnofin_at;  /* LAPI_OFI_TEST_DROP_NOFIN */
+extern int ofi_deaf_acks;     /* LAPI_OFI_TEST_DEAF_ACKS */
+extern int ofi_dropdata_at;   /* LAPI_OFI_TEST_DROP_DATA */
 /* The bad key hook: every ofi_badkey_every-th call spoils the first of
  * the segments an RTS or GET packet offers (its key, or with CMA its
  * address), so that the peer's RMA on it fails or is never served. */
 void ofi_badkey_apply(struct ofi_seg *segs, uint32_t nseg);
 /* 1 if the packet in b is the no-FIN message the test hook drops. */
 int ofi_dropnofin_now(const struct ofi_buf *b);
+/* The drop-DATA hook, where a PULL is answered: 1 if this DATA to peer
+ * is not to be sent (only called while ofi_dropdata_at is set). */
+int ofi_dropdata_now(uint peer);
 void ofi_fault_settings(void);
 /* After b was posted: every ofi_mangle_every-th packet is followed by an
  * invalid copy of it (one class of enum ofi_bad at a time). */

@@ -24,6 +24,18 @@
  * arrives before the UNKNOWN, which then finds nothing and counts as
  * stale.
  *
+ * A sink pulling packed chunks (PULL / DATA) waits for DATA, which
+ * nobody asks about otherwise: the source holds its transfer and says
+ * nothing about it to an ASK SINK, so a lost DATA left both waiting.  A
+ * sink with PULLs out asks its source (OFI_ASK_DATA, id = the source's
+ * transfer) and notes how far it had pulled (ask_issued).  The source
+ * answers UNKNOWN at once unless a packet to the asker is owed: every
+ * PULL that came before the ASK has then been answered, and its DATA
+ * arrive before the UNKNOWN.  So a sink that still misses bytes below
+ * ask_issued when the UNKNOWN comes lost a DATA: the peer is declared
+ * gone.  A chunk asked again in a packet (ofi_ref_land) or a new stream
+ * (the description's end) voids the pending ask.
+ *
  * A no-FIN message (ofi_ack.c) has no FIN to ask about: the peer's
  * oldest unacknowledged one is asked about by number (OFI_ASK_NOFIN),
  * answered from the target's window (ofi_nofin_asked).
@@ -44,6 +56,10 @@
  * GET's answer, or not sent yet). */
 static uint32_t awaited(const struct ofi_xfer *x)
 {
+  if (x->role == OFI_R_SINK)
+    return !x->failed && (x->desc_phase || !x->use_rma) && x->inflight > 0
+               ? OFI_ASK_DATA
+               : 0; /* packed chunks pulled (RMA reads fail locally) */
   if (x->failed || x->desc_phase ||
       (x->get_write && x->role == OFI_R_SOURCE))
     return 0; /* failed; a GET target pulling the description (the
@@ -60,10 +76,16 @@ static uint32_t awaited(const struct ofi_xfer *x)
   return x->kind == OFI_K_GETREPLY || x->holds_credit ? OFI_ASK_SINK : 0;
 }
 
-static void ask_send(const struct ofi_xfer *x, uint32_t what, int type)
+static void ask_send(struct ofi_xfer *x, uint32_t what, int type)
 {
   struct ofi_ask a;
-  ofi_hdr_init(&a.h, type, 0, x->id, sizeof a);
+  uint64_t id = x->id;
+  if (what == OFI_ASK_DATA) {
+    id = x->src_xfer; /* the source's transfer names both ends there */
+    x->data_ask = 1;
+    x->ask_issued = x->issued;
+  }
+  ofi_hdr_init(&a.h, type, 0, id, sizeof a);
   a.what = what;
   a.pad = 0;
   ofi_send_small(x->peer, &a, sizeof a);
@@ -133,6 +155,31 @@ void ofi_nofin_ask_watch(int64_t now, int64_t after_ms)
 /* UNKNOWN about our no-FIN message: it never arrived, and its counts
  * will never cover it (nor any later message's: the target's window
  * cannot pass it).  As a lost FIN: the peer is declared gone. */
+/* UNKNOWN about our pulls from the source a->h.id: every DATA answering
+ * a PULL sent before our ASK has arrived by now. */
+static void data_unknown(const struct ofi_ask *a)
+{
+  struct ofi_xfer *x = NULL;
+  for (uint32_t s = 0; s < ofi.xcap && x == NULL; s++) {
+    struct ofi_xfer *y = ofi.xtab[s];
+    if (y && y->role == OFI_R_SINK && y->peer == a->h.src &&
+        y->src_xfer == a->h.id && y->data_ask && !y->failed)
+      x = y;
+  }
+  if (x == NULL) {
+    ofi.st.stale_pkts++; /* ended meanwhile, or never asked */
+    return;
+  }
+  x->data_ask = 0;
+  if (x->done >= x->ask_issued)
+    return; /* all there: slow, not lost */
+  char why[160];
+  snprintf(why, sizeof why, "a chunk it sent of a transfer we pull never "
+           "came (%llu of %llu bytes): lost",
+           (unsigned long long)x->done, (unsigned long long)x->ask_issued);
+  ofi_peer_fail(x->peer, LAPI_ERR_RECV_INCOMP, why);
+}
+
 static void nofin_unknown(const struct ofi_ask *a)
 {
   struct ofi_peer *p = &ofi.peers[a->h.src];
@@ -152,7 +199,7 @@ static void nofin_unknown(const struct ofi_ask *a)
 static int ask_ok(const struct ofi_ask *a)
 {
   if (a->h.len != sizeof *a || a->h.hndl != 0 || a->pad != 0 ||
-      a->what < OFI_ASK_SINK || a->what > OFI_ASK_NOFIN) {
+      a->what < OFI_ASK_SINK || a->what > OFI_ASK_DATA) {
     ofi_bad_pkt("ASK or UNKNOWN fields", a->h.src);
     return 0;
   }
@@ -172,7 +219,8 @@ void ofi_on_ask(const struct ofi_ask *a)
     const struct ofi_xfer *x = ofi.xtab[s];
     if (x == NULL || x->peer != src)
       continue;
-    /* (an RMW is never held: its reply leaves when it arrives) */
+    /* (an RMW is never held: its reply leaves when it arrives; nor is a
+     * DATA ask: the PULLs before it are answered, unless owed) */
     if (a->what == OFI_ASK_SINK ? x->role == OFI_R_SINK &&
                                       x->src_xfer == a->h.id
         : a->what == OFI_ASK_GET ? x->role == OFI_R_SOURCE &&
@@ -202,6 +250,10 @@ void ofi_on_unknown(const struct ofi_ask *a)
     return;
   if (a->what == OFI_ASK_NOFIN) {
     nofin_unknown(a);
+    return;
+  }
+  if (a->what == OFI_ASK_DATA) {
+    data_unknown(a);
     return;
   }
   struct ofi_xfer *x = ofi_xfer_find(a->h.id);

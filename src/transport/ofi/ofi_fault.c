@@ -16,6 +16,10 @@
  *           that is gone (an older generation of its slot) or never was
  *           (a slot far beyond any table); FIN_LIST: every entry's id so
  *   DATA    DATA at an offset 2^62 beyond the one pulled
+ *   CHUNK   DATA one chunk and 8 bytes long (no PULL is answered by more
+ *           than a chunk per DATA): its bytes padded when the buffer has
+ *           room (the headroom of the default sizes), else a reference
+ *           (OFI_DATA_REF) of that length
  *   RTS     RTS whose uhdr, inline description or eager data length is 8
  *           more than the packet holds (sent without NO_FIN, so that a
  *           copy overtaking the real one cannot take its number); SHORT
@@ -45,6 +49,19 @@
  * arrives (ofi_ask.c must find it lost).  Counted only while the hook
  * is on, once: a white-box test may set ofi_dropnofin_at again.
  *
+ * LAPI_OFI_TEST_DROP_DATA=N: the Nth DATA this process sends (an answer
+ * to a PULL, carried or by reference, counted from 1 while the hook is
+ * on) is never sent: its sink waits for it (ofi_ask.c must find it
+ * lost).  Tested where PULLs are answered (ofi_origin.c, ofi_packref.c),
+ * not on every packet's way.  Once, like DROP_NOFIN; a white-box test
+ * may set ofi_dropdata_at again.
+ *
+ * LAPI_OFI_TEST_DEAF_ACKS=1: ACK_REQs and ASKs about no-FIN messages
+ * that arrive here get no answer (ofi_ack.c), as if they came after this
+ * task closed; its counts still ride on every packet it sends, and
+ * LAPI_Term sends what the peers have not heard (ofi_ack_final).  A
+ * white-box test may set ofi_deaf_acks in one task.
+ *
  * Everything here runs under ofi.lock.
  */
 #include <stdlib.h>
@@ -56,7 +73,10 @@ int ofi_mangle_every;
 int ofi_nomem_every;
 int ofi_badkey_every;
 int ofi_dropnofin_at;
+int ofi_deaf_acks;
+int ofi_dropdata_at;
 static unsigned long mangle_count, nomem_count, badkey_count, nofin_count;
+static unsigned long data_count;
 static uint64_t injected[OFI_BAD_N];
 static unsigned stale_flip; /* alternates gone / never existed */
 static unsigned nak_flip;   /* alternates the two NAK faults */
@@ -76,7 +96,10 @@ void ofi_fault_settings(void)
   ofi_nomem_every = env_every("LAPI_OFI_TEST_NOMEM");
   ofi_badkey_every = env_every("LAPI_OFI_TEST_BAD_KEY");
   ofi_dropnofin_at = env_every("LAPI_OFI_TEST_DROP_NOFIN");
+  ofi_deaf_acks = env_every("LAPI_OFI_TEST_DEAF_ACKS") != 0;
+  ofi_dropdata_at = env_every("LAPI_OFI_TEST_DROP_DATA");
   mangle_count = nomem_count = badkey_count = nofin_count = 0;
+  data_count = 0;
   stale_flip = nak_flip = 0;
   memset(injected, 0, sizeof injected);
   if (ofi_mangle_every || ofi_nomem_every)
@@ -89,6 +112,9 @@ void ofi_fault_settings(void)
   if (ofi_dropnofin_at)
     LAPI_LOG(LAPI_LOG_INFO, "ofi: test hook on: no-FIN message %d is "
              "never sent", ofi_dropnofin_at);
+  if (ofi_deaf_acks)
+    LAPI_LOG(LAPI_LOG_INFO, "ofi: test hook on: ACK_REQs and ASKs about "
+             "no-FIN messages are not answered");
 }
 
 void ofi_badkey_apply(struct ofi_seg *segs, uint32_t nseg)
@@ -119,6 +145,17 @@ int ofi_dropnofin_now(const struct ofi_buf *b)
   return 0;
 }
 
+int ofi_dropdata_now(uint peer)
+{
+  if (++data_count != (unsigned long)ofi_dropdata_at)
+    return 0;
+  ofi_dropdata_at = 0; /* once (a test may set it again) */
+  data_count = 0;
+  LAPI_LOG(LAPI_LOG_INFO, "ofi: test hook: a DATA to task %u not sent",
+           peer);
+  return 1;
+}
+
 int ofi_nomem_now(void)
 {
   return ofi_nomem_every && ++nomem_count % (unsigned)ofi_nomem_every == 0;
@@ -132,7 +169,8 @@ static int class_fits(enum ofi_bad cls, int type)
     return type == OFI_M_FIN || type == OFI_M_DATA || type == OFI_M_PULL ||
            type == OFI_M_RMW_REPLY || type == OFI_M_FIN_LIST ||
            type == OFI_M_UNKNOWN;
-  case OFI_BAD_DATA: return type == OFI_M_DATA;
+  case OFI_BAD_DATA:
+  case OFI_BAD_CHUNK: return type == OFI_M_DATA;
   case OFI_BAD_RTS: return type == OFI_M_RTS || type == OFI_M_SHORT;
   case OFI_BAD_NAK: return type == OFI_M_NAK;
   case OFI_BAD_OTHER:
@@ -174,6 +212,28 @@ static void rts_overflow(struct ofi_rts *r)
     r->uhdr_len += 8;
 }
 
+/* The DATA copy m of len bytes made a chunk and 8 bytes long; returns
+ * its length. */
+static size_t data_overlong(unsigned char *m, size_t len)
+{
+  struct ofi_data *d = (struct ofi_data *)m;
+  size_t carried = sizeof *d + ofi.chunk + 8;
+  if (d->flags == 0 && carried <= ofi.buf_size) {
+    memset(m + len, 0xa5, carried - len);
+    d->h.len = (uint32_t)carried;
+    return carried;
+  }
+  struct ofi_data_ref *r = (struct ofi_data_ref *)(d + 1);
+  if (d->flags != OFI_DATA_REF) {
+    memset(r, 0, sizeof *r);
+    d->flags = OFI_DATA_REF;
+    len = sizeof *d + sizeof *r;
+    d->h.len = (uint32_t)len;
+  }
+  r->len = ofi.chunk + 8;
+  return len;
+}
+
 /* Puts fault cls into the copy m of len bytes; returns its length. */
 static size_t mangle(unsigned char *m, size_t len, enum ofi_bad cls)
 {
@@ -207,6 +267,7 @@ static size_t mangle(unsigned char *m, size_t len, enum ofi_bad cls)
   case OFI_BAD_DATA:
     ((struct ofi_data *)m)->offset += (uint64_t)1 << 62;
     break;
+  case OFI_BAD_CHUNK: len = data_overlong(m, len); break;
   case OFI_BAD_RTS:
     if (hd->type == OFI_M_SHORT) {
       /* its uhdr runs past the end; its number lies outside the window,

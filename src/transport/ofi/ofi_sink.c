@@ -916,6 +916,7 @@ static void desc_done(struct ofi_xfer *x)
 {
   x->desc_phase = 0;
   x->issued = x->done = 0;
+  x->data_ask = 0; /* its ask_issued counted the description */
   x->inflight = 0;
   if (x->role == OFI_R_SOURCE)
     get_after_desc(x);
@@ -925,12 +926,7 @@ static void desc_done(struct ofi_xfer *x)
 
 void ofi_on_data(const struct ofi_data *d, size_t len)
 {
-  struct ofi_xfer *x = ofi_xfer_find(d->h.id);
   size_t n = len - sizeof *d;
-  if (x == NULL || x->peer != d->h.src || x->failed) {
-    ofi.st.stale_pkts++;
-    return;
-  }
   /* A reference names the bytes instead of carrying them (ofi_packref.c):
    * its length is checked like a carried chunk's. */
   const struct ofi_data_ref *ref = NULL;
@@ -940,15 +936,24 @@ void ofi_on_data(const struct ofi_data *d, size_t len)
   } else if (d->flags != 0) {
     n = 0;
   }
-  int desc = d->stream == OFI_STREAM_DESC;
-  size_t total = desc ? x->desc_in_len : x->want;
   /* A DATA is one chunk (a PULL of several is answered by one each) and
    * counts one in the window: a larger one would end the stream with
-   * chunks still counted in flight. */
+   * chunks still counted in flight.  Checked before the transfer is
+   * looked up: malformed whichever transfer it names (its own class). */
+  if (n > ofi.chunk) {
+    ofi_drop(OFI_BAD_CHUNK, "DATA longer than one chunk", d->h.src);
+    return;
+  }
+  struct ofi_xfer *x = ofi_xfer_find(d->h.id);
+  if (x == NULL || x->peer != d->h.src || x->failed) {
+    ofi.st.stale_pkts++;
+    return;
+  }
+  int desc = d->stream == OFI_STREAM_DESC;
+  size_t total = desc ? x->desc_in_len : x->want;
   if ((desc ? !x->desc_phase : (x->desc_phase || x->use_rma ||
                                 x->role != OFI_R_SINK)) ||
-      d->stream > OFI_STREAM_DESC || n == 0 || n > ofi.chunk ||
-      d->offset > x->issued ||
+      d->stream > OFI_STREAM_DESC || n == 0 || d->offset > x->issued ||
       n > x->issued - d->offset || x->done + n > total ||
       x->inflight <= 0 || (ref && desc)) {
     ofi_drop(OFI_BAD_DATA, "DATA outside what was pulled", d->h.src);
@@ -960,8 +965,10 @@ void ofi_on_data(const struct ofi_data *d, size_t len)
       ofi_drop(OFI_BAD_DATA, "DATA reference out of sequence", d->h.src);
       return;
     }
-    if (rc == 0)
+    if (rc == 0) {
+      x->data_ask = 0; /* its answer may come after an UNKNOWN */
       return; /* asked again in a packet: the pull stays in flight */
+    }
   } else if (desc) {
     memcpy(x->desc_in + d->offset, d + 1, n);
   } else {

@@ -1,0 +1,101 @@
+/*
+ * ofi_lost_data.c - a chunk of a pulled transfer lost on the way fails
+ * the transfer at both ends instead of hanging.
+ *
+ * Two tasks, white box (links lapi_static to set the test hook).  Run
+ * with LAPI_OFI_NO_RMA=1 and LAPI_OFI_CMA=0: every rendezvous is pulled
+ * in packed chunks (PULL / DATA).  TIMEOUT is 3 s.
+ *  1. A pulled Amsend of BIG bytes completes, no error handler runs
+ *     (whatever ASK DATA a slow machine sends about it is harmless).
+ *  2. Task 0 turns the hook on (ofi_dropdata_at, LAPI_OFI_TEST_DROP_DATA):
+ *     the second DATA it sends is never posted, as if a connection lost
+ *     it.  Task 1, the sink, asks task 0 about its pulls (ASK DATA,
+ *     ofi_ask.c) once they stood for the ping interval (1 s); the
+ *     UNKNOWN that comes back after every answer to them finds a chunk
+ *     missing, and task 1 declares task 0 gone.  Task 0's Waitcntr on
+ *     the cmpl_cntr must return an error, both error handlers name the
+ *     other task, task 1's tgt_cntr never moves (no completion of a
+ *     message with a hole), and LAPI_Term ends on both.  Without the
+ *     ASK both waits hung (the alarm of ot_init fails the test).
+ */
+#include "ofi_test.h"
+
+#include "transport/ofi/ofi.h"
+
+#define TIMEOUT_S 3
+#define BIG 300000 /* several chunks of the default 64 KiB */
+
+static lapi_cntr_t tgt_cntr;
+
+int main(void)
+{
+  ot_init(ot_errh_watch, 120);
+  if (ot.n != 2) {
+    fprintf(stderr, "ofi_lost_data needs 2 CGs\n");
+    return 2;
+  }
+  ot_watch = 1 - ot.me;
+  OT_OK(LAPI_Senv(ot.h, TIMEOUT, TIMEOUT_S));
+  OT_OK(LAPI_Addr_set(ot.h, (void *)ot_hdr_inbox, 1));
+  LAPI_Setcntr(ot.h, &tgt_cntr, 0);
+  void **cntrs = ot_addrs(&tgt_cntr);
+  static unsigned char src[BIG];
+  memset(src, 9, sizeof src);
+  lapi_cntr_t org, cmpl;
+
+  /* Part 1: pulled and complete. */
+  if (ot.me == 0) {
+    LAPI_Setcntr(ot.h, &cmpl, 0);
+    OT_OK(LAPI_Amsend(ot.h, 1, (void *)1, NULL, 0, src, BIG, cntrs[1],
+                      NULL, &cmpl));
+    OT_OK(LAPI_Waitcntr(ot.h, &cmpl, 1, NULL));
+  } else {
+    OT_OK(LAPI_Waitcntr(ot.h, &tgt_cntr, 1, NULL));
+    OT_CHECK(ot_inbox[0] == 9 && ot_inbox[BIG - 1] == 9,
+             "the pulled message's bytes are wrong");
+  }
+  OT_OK(LAPI_Gfence(ot.h));
+  OT_CHECK(__atomic_load_n(&ot_errs_from_watch, __ATOMIC_SEQ_CST) == 0,
+           "the error handler ran for a complete transfer");
+
+  /* Part 2: its second chunk lost. */
+  double t0 = ot_now_s(), waited = 0;
+  if (ot.me == 0) {
+    pthread_mutex_lock(&ofi.lock);
+    ofi_dropdata_at = 2;
+    pthread_mutex_unlock(&ofi.lock);
+    LAPI_Setcntr(ot.h, &org, 0);
+    LAPI_Setcntr(ot.h, &cmpl, 0);
+    OT_OK(LAPI_Amsend(ot.h, 1, (void *)1, NULL, 0, src, BIG, cntrs[1], &org,
+                      &cmpl));
+    int rc = LAPI_Waitcntr(ot.h, &cmpl, 1, NULL);
+    OT_CHECK(rc != LAPI_SUCCESS, "Waitcntr on the cmpl_cntr of a transfer "
+             "that lost a chunk returned success");
+    fprintf(stderr, "task 0: Waitcntr returned %d\n", rc);
+    pthread_mutex_lock(&ofi.lock);
+    int hook_left = ofi_dropdata_at;
+    pthread_mutex_unlock(&ofi.lock);
+    OT_CHECK(hook_left == 0, "the test hook dropped nothing");
+  }
+  OT_CHECK(ot_await_watch_error(6 * TIMEOUT_S) > 0,
+           "the error handler never named task %d", 1 - ot.me);
+  waited = ot_now_s() - t0;
+  fprintf(stderr, "task %d: the lost chunk failed the transfer after "
+          "%.1f s\n", ot.me, waited);
+  if (ot.me == 1) {
+    int got = -1;
+    LAPI_Getcntr(ot.h, &tgt_cntr, &got);
+    OT_CHECK(got == 0, "tgt_cntr is %d: a message with a hole completed",
+             got); /* (part 1's Waitcntr took its 1) */
+  }
+  double t1 = ot_now_s();
+  OT_OK(LAPI_Term(ot.h));
+  double term = ot_now_s() - t1;
+  OT_CHECK(term < 4 * TIMEOUT_S, "LAPI_Term took %.1f s", term);
+  free(cntrs);
+  int bad = __atomic_load_n(&ot.failures, __ATOMIC_SEQ_CST);
+  printf("ofi_lost_data task %d of %d (failed after %.1f s, LAPI_Term "
+         "%.1f s): %s\n", ot.me, ot.n, waited, term, bad ? "FAIL" : "PASS");
+  fflush(stdout);
+  return bad ? 1 : 0;
+}
