@@ -390,5 +390,10 @@ int main(void)
            "the error handler ran");
   free(bufs);
   free(getbufs);
+  free(am_cntrs);
+  free(boxes);
+  free(get_srcs);
+  free(rmw32s);
+  free(rmw64s);
   return ot_finish("ofi_faults");
 }
