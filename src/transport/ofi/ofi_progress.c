@@ -530,8 +530,11 @@ static void wait_fd(int ms)
   int nap_us = 0;
   if (!parked &&
       fi_trywait(ofi.fabric, (struct fid **)&ofi.cq, 1) != FI_SUCCESS) {
-    if (trywait_held++ == 0)
-      return; /* events are there: read them, no sleep */
+    /* Events are there: read them, no sleep.  While peers may read our
+     * memory, always: their RMA reads wake the fd and complete nothing
+     * here, and are served only by our reads of the CQ. */
+    if (trywait_held++ == 0 || ofi.exposed)
+      return;
     /* They were there before the last read as well, and it got none:
      * an event the CQ read does not take.  tcp;ofi_rxm's connection
      * request from a new peer waits in its EQ (which its trywait
