@@ -516,6 +516,10 @@ static int linger_count(void)
   return n;
 }
 
+/* Passes in a row in which fi_trywait said events were there and the CQ
+ * read after it found none (the thread's; 0 after any completion). */
+static int trywait_held;
+
 static void wait_fd(int ms)
 {
   /* While a thread of ours polls the CQ it finds every arrival itself:
@@ -523,13 +527,38 @@ static void wait_fd(int ms)
    * only fight it for the lock and a CPU.  Wait for kicks alone then,
    * 1 ms at a time, and look again. */
   int parked = __atomic_load_n(&tight_pollers, __ATOMIC_SEQ_CST) > 0;
+  int nap_us = 0;
   if (!parked &&
-      fi_trywait(ofi.fabric, (struct fid **)&ofi.cq, 1) != FI_SUCCESS)
-    return; /* events are there: no sleep */
+      fi_trywait(ofi.fabric, (struct fid **)&ofi.cq, 1) != FI_SUCCESS) {
+    /* Events are there: read them, no sleep.  While peers may read our
+     * memory, always: their RMA reads wake the fd and complete nothing
+     * here, and are served only by our reads of the CQ. */
+    if (trywait_held++ == 0 || ofi.exposed)
+      return;
+    /* They were there before the last read as well, and it got none:
+     * an event the CQ read does not take.  tcp;ofi_rxm's connection
+     * request from a new peer waits in its EQ (which its trywait
+     * checks) for its connection progress, which its CQ read runs
+     * only every FI_OFI_RXM_CM_PROGRESS_INTERVAL (10 ms): until then
+     * the fd stays readable and we looped ~1000 times a ms under
+     * ofi.lock.  Nap on kicks alone instead, 50 us growing to 1 ms:
+     * packets of connected peers wait at most that long, meanwhile. */
+    int shift = trywait_held - 2;
+    nap_us = NAP_MIN_US << (shift < 5 ? shift : 5);
+    if (nap_us > NAP_BUSY_US)
+      nap_us = NAP_BUSY_US;
+  } else {
+    trywait_held = 0;
+  }
   pthread_mutex_unlock(&ofi.lock);
-  struct pollfd pf[2] = {{parked ? -1 : ofi.wait_fd, POLLIN, 0},
+  struct pollfd pf[2] = {{parked || nap_us ? -1 : ofi.wait_fd, POLLIN, 0},
                          {ofi.kick_fd, POLLIN, 0}};
-  poll(pf, 2, parked && (ms < 0 || ms > 1) ? 1 : ms);
+  if (nap_us) {
+    struct timespec ts = {0, (long)nap_us * 1000};
+    ppoll(pf, 2, &ts, NULL);
+  } else {
+    poll(pf, 2, parked && (ms < 0 || ms > 1) ? 1 : ms);
+  }
   if (pf[1].revents & POLLIN) {
     uint64_t v;
     ssize_t r = read(ofi.kick_fd, &v, sizeof v);
@@ -624,6 +653,7 @@ static void *progress_main(void *arg)
       watchdog();
     if (n > 0) {
       idle = 0;
+      trywait_held = 0;
       if (ofi.retry_head == NULL) {
         /* let a sender in between two batches */
         pthread_mutex_unlock(&ofi.lock);
