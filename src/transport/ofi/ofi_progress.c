@@ -519,6 +519,17 @@ static int linger_count(void)
 /* Passes in a row in which fi_trywait said events were there and the CQ
  * read after it found none (the thread's; 0 after any completion). */
 static int trywait_held;
+/* Waits in a row that the wait fd ended at once (or naps taken instead)
+ * with nothing read after them (the thread's; 0 after any completion or
+ * a wait the fd did not end). */
+static int fd_held;
+
+/* The k-th nap in a row: 50 us doubling, at most cap_us. */
+static int nap_grown(int k, int cap_us)
+{
+  int us = NAP_MIN_US << (k < 10 ? k : 10);
+  return us < cap_us ? us : cap_us;
+}
 
 static void wait_fd(int ms)
 {
@@ -543,12 +554,22 @@ static void wait_fd(int ms)
      * the fd stays readable and we looped ~1000 times a ms under
      * ofi.lock.  Nap on kicks alone instead, 50 us growing to 1 ms:
      * packets of connected peers wait at most that long, meanwhile. */
-    int shift = trywait_held - 2;
-    nap_us = NAP_MIN_US << (shift < 5 ? shift : 5);
-    if (nap_us > NAP_BUSY_US)
-      nap_us = NAP_BUSY_US;
+    nap_us = nap_grown(trywait_held - 2, NAP_BUSY_US);
   } else {
     trywait_held = 0;
+    /* trywait says all is read, yet the fd ended two waits at once and
+     * the reads after them found nothing: it stays readable with nothing
+     * for us (the net provider's, once a connection is up: the thread
+     * looped ~1e6 times a second, a whole CPU for an idle job).  Nap as
+     * without a wait fd instead, kicks still waking us; not while peers
+     * may read our memory (as above). */
+    if (!parked && fd_held >= 2 && !ofi.exposed) {
+      nap_us = nap_grown(fd_held - 2,
+                         ms >= IDLE_MS ? NAP_IDLE_US : NAP_BUSY_US);
+      if (ms >= 0 && nap_us > ms * 1000)
+        nap_us = ms * 1000;
+      fd_held++;
+    }
   }
   pthread_mutex_unlock(&ofi.lock);
   struct pollfd pf[2] = {{parked || nap_us ? -1 : ofi.wait_fd, POLLIN, 0},
@@ -558,6 +579,8 @@ static void wait_fd(int ms)
     ppoll(pf, 2, &ts, NULL);
   } else {
     poll(pf, 2, parked && (ms < 0 || ms > 1) ? 1 : ms);
+    if (!parked)
+      fd_held = pf[0].revents & POLLIN ? fd_held + 1 : 0;
   }
   if (pf[1].revents & POLLIN) {
     uint64_t v;
@@ -654,6 +677,7 @@ static void *progress_main(void *arg)
     if (n > 0) {
       idle = 0;
       trywait_held = 0;
+      fd_held = 0;
       if (ofi.retry_head == NULL) {
         /* let a sender in between two batches */
         pthread_mutex_unlock(&ofi.lock);
