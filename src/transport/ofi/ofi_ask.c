@@ -158,9 +158,6 @@ void ofi_nofin_ask_watch(int64_t now, int64_t after_ms)
   }
 }
 
-/* UNKNOWN about our no-FIN message: it never arrived, and its counts
- * will never cover it (nor any later message's: the target's window
- * cannot pass it).  As a lost FIN: the peer is declared gone. */
 /* UNKNOWN about our pulls from the source a->h.id: every DATA answering
  * a PULL sent before our ASK has arrived by now. */
 static void data_unknown(const struct ofi_ask *a)
@@ -186,6 +183,9 @@ static void data_unknown(const struct ofi_ask *a)
   ofi_peer_fail(x->peer, LAPI_ERR_RECV_INCOMP, why);
 }
 
+/* UNKNOWN about our no-FIN message: it never arrived, and its counts
+ * will never cover it (nor any later message's: the target's window
+ * cannot pass it).  As a lost FIN: the peer is declared gone. */
 static void nofin_unknown(const struct ofi_ask *a)
 {
   struct ofi_peer *p = &ofi.peers[a->h.src];
@@ -221,12 +221,14 @@ void ofi_on_ask(const struct ofi_ask *a)
     ofi_nofin_asked(src, a->h.id);
     return;
   }
-  for (uint32_t s = 0; s < ofi.xcap; s++) {
+  /* An RMW is never held: its reply leaves when it arrives; nor is a
+   * DATA ask: the PULLs before it are answered, unless owed.  No walk of
+   * the table for them (every pulling sink asks each interval). */
+  int may_hold = a->what == OFI_ASK_SINK || a->what == OFI_ASK_GET;
+  for (uint32_t s = 0; may_hold && s < ofi.xcap; s++) {
     const struct ofi_xfer *x = ofi.xtab[s];
     if (x == NULL || x->peer != src)
       continue;
-    /* (an RMW is never held: its reply leaves when it arrives; nor is a
-     * DATA ask: the PULLs before it are answered, unless owed) */
     if (a->what == OFI_ASK_SINK ? x->role == OFI_R_SINK &&
                                       x->src_xfer == a->h.id
         : a->what == OFI_ASK_GET ? x->role == OFI_R_SOURCE &&
