@@ -7,6 +7,14 @@
  * in packed chunks (PULL / DATA).  TIMEOUT is 3 s.
  *  1. A pulled Amsend of BIG bytes completes, no error handler runs
  *     (whatever ASK DATA a slow machine sends about it is harmless).
+ *  1b. A pulled Amsend of MID bytes from a source deaf for 1.5 s (task 0
+ *     holds ofi.lock) after answering the first PULLs (held 0.3 s before
+ *     that: task 1 sees them out and holds its own lock): task 1 asks
+ *     (ASK DATA, by hand, the watchdog kept out) while those DATA wait
+ *     unread,
+ *     lands them, pulls on and asks again; the UNKNOWN to the first ASK
+ *     covers only the first PULLs.  The message completes, no error
+ *     handler runs (with the mark of the newest ASK both did).
  *  2. Task 0 turns the hook on (ofi_dropdata_at, LAPI_OFI_TEST_DROP_DATA):
  *     the second DATA it sends is never posted, as if a connection lost
  *     it.  Task 1, the sink, asks task 0 about its pulls (ASK DATA,
@@ -24,6 +32,14 @@
 
 #define TIMEOUT_S 3
 #define BIG 300000 /* several chunks of the default 64 KiB */
+#define MID (1 << 20) /* ot_inbox: 16 chunks, more than a window */
+
+static void ot_sleep_until(double t)
+{
+  double d = t - ot_now_s();
+  if (d > 0)
+    usleep((useconds_t)(d * 1e6));
+}
 
 static lapi_cntr_t tgt_cntr;
 
@@ -57,6 +73,61 @@ int main(void)
   OT_OK(LAPI_Gfence(ot.h));
   OT_CHECK(__atomic_load_n(&ot_errs_from_watch, __ATOMIC_SEQ_CST) == 0,
            "the error handler ran for a complete transfer");
+
+  /* Part 1b: a source that reads nothing for a while (a long handler, a
+   * polling task computing) while the sink pulled on and asked again:
+   * the UNKNOWN to the older ASK covers less than the newer one. */
+  static unsigned char mid[MID];
+  memset(mid, 7, sizeof mid);
+  OT_OK(LAPI_Gfence(ot.h));
+  double s0 = ot_now_s();
+  if (ot.me == 0) {
+    LAPI_Setcntr(ot.h, &cmpl, 0);
+    OT_OK(LAPI_Amsend(ot.h, 1, (void *)1, NULL, 0, mid, MID, cntrs[1],
+                      NULL, &cmpl));
+    pthread_mutex_lock(&ofi.lock); /* the sink sees its PULLs out */
+    ot_sleep_until(s0 + 0.3);
+    pthread_mutex_unlock(&ofi.lock); /* they are answered */
+    ot_sleep_until(s0 + 0.4);
+    pthread_mutex_lock(&ofi.lock);
+    ot_sleep_until(s0 + 1.9); /* deaf to ASKs and PULLs */
+    pthread_mutex_unlock(&ofi.lock);
+    OT_OK(LAPI_Waitcntr(ot.h, &cmpl, 1, NULL));
+  } else {
+    int64_t fake = ofi_now_ms() + 1000000; /* the watchdog stays out */
+    int seen = 0;
+    while (!seen && ot_now_s() < s0 + 0.3) {
+      pthread_mutex_lock(&ofi.lock);
+      for (uint32_t s = 0; s < ofi.xcap && !seen; s++) {
+        struct ofi_xfer *x = ofi.xtab[s];
+        seen = x && x->role == OFI_R_SINK && x->peer == 0 &&
+               !x->desc_phase && x->inflight > 0;
+      }
+      if (!seen) {
+        pthread_mutex_unlock(&ofi.lock);
+        usleep(100);
+      }
+    } /* held: the DATA answering those PULLs wait unread */
+    if (seen) {
+      ot_sleep_until(s0 + 0.5);
+      ofi_ask_watch(fake, 1); /* (sets watch_ms if not set yet) */
+      ofi_ask_watch(fake + 1, 1); /* ASK 1: the source is deaf */
+      pthread_mutex_unlock(&ofi.lock);
+      ot_sleep_until(s0 + 0.7); /* the DATA landed, more PULLs went */
+      pthread_mutex_lock(&ofi.lock);
+      ofi_ask_watch(fake + 2, 1); /* ASK 2 */
+      pthread_mutex_unlock(&ofi.lock);
+    } else {
+      fprintf(stderr, "task 1: part 1b never saw its PULLs out (a loaded "
+              "machine?): nothing asked\n");
+    }
+    OT_OK(LAPI_Waitcntr(ot.h, &tgt_cntr, 1, NULL));
+    OT_CHECK(ot_inbox[0] == 7 && ot_inbox[MID - 1] == 7,
+             "the pulled message's bytes are wrong");
+  }
+  OT_OK(LAPI_Gfence(ot.h));
+  OT_CHECK(__atomic_load_n(&ot_errs_from_watch, __ATOMIC_SEQ_CST) == 0,
+           "a transfer pulled from a slow source was declared lost");
 
   /* Part 2: its second chunk lost. */
   double t0 = ot_now_s(), waited = 0;

@@ -476,8 +476,9 @@ struct ofi_xfer {
   int64_t watch_ms;          /* when the watchdog first saw it waiting,
                                 or last asked about it (ask_watch) */
   int asked;                 /* an ASK about it went to its peer */
-  int data_ask;              /* SINK: an ASK DATA awaits its UNKNOWN */
-  uint64_t ask_issued;       /* SINK: issued when that ASK left */
+  int data_ask;              /* SINK: ASK DATAs whose UNKNOWN is due */
+  uint64_t ask_issued;       /* SINK: issued when the first of them
+                                left (0: voided) */
 
   /* R_GET: the origin's destination. */
   const lapi_vec_t *org_dst;

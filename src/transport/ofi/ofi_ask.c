@@ -28,13 +28,17 @@
  * nobody asks about otherwise: the source holds its transfer and says
  * nothing about it to an ASK SINK, so a lost DATA left both waiting.  A
  * sink with PULLs out asks its source (OFI_ASK_DATA, id = the source's
- * transfer) and notes how far it had pulled (ask_issued).  The source
+ * transfer) and notes how far it had pulled (ask_issued: when the
+ * first of its ASKs still unanswered left, as an UNKNOWN does not say
+ * which one it answers, and the source may answer an old one after the
+ * sink pulled on and asked again).  The source
  * answers UNKNOWN at once unless a packet to the asker is owed: every
  * PULL that came before the ASK has then been answered, and its DATA
  * arrive before the UNKNOWN.  So a sink that still misses bytes below
  * ask_issued when the UNKNOWN comes lost a DATA: the peer is declared
  * gone.  A chunk asked again in a packet (ofi_ref_land) or a new stream
- * (the description's end) voids the pending ask.
+ * (the description's end) voids the pending asks (ask_issued 0: their
+ * UNKNOWNs find nothing missing).
  *
  * A no-FIN message (ofi_ack.c) has no FIN to ask about: the peer's
  * oldest unacknowledged one is asked about by number (OFI_ASK_NOFIN),
@@ -82,8 +86,10 @@ static void ask_send(struct ofi_xfer *x, uint32_t what, int type)
   uint64_t id = x->id;
   if (what == OFI_ASK_DATA) {
     id = x->src_xfer; /* the source's transfer names both ends there */
-    x->data_ask = 1;
-    x->ask_issued = x->issued;
+    /* An UNKNOWN does not say which ASK it answers: an older one's
+     * covers only what was pulled before that one left. */
+    if (x->data_ask++ == 0)
+      x->ask_issued = x->issued;
   }
   ofi_hdr_init(&a.h, type, 0, id, sizeof a);
   a.what = what;
@@ -152,9 +158,6 @@ void ofi_nofin_ask_watch(int64_t now, int64_t after_ms)
   }
 }
 
-/* UNKNOWN about our no-FIN message: it never arrived, and its counts
- * will never cover it (nor any later message's: the target's window
- * cannot pass it).  As a lost FIN: the peer is declared gone. */
 /* UNKNOWN about our pulls from the source a->h.id: every DATA answering
  * a PULL sent before our ASK has arrived by now. */
 static void data_unknown(const struct ofi_ask *a)
@@ -163,14 +166,14 @@ static void data_unknown(const struct ofi_ask *a)
   for (uint32_t s = 0; s < ofi.xcap && x == NULL; s++) {
     struct ofi_xfer *y = ofi.xtab[s];
     if (y && y->role == OFI_R_SINK && y->peer == a->h.src &&
-        y->src_xfer == a->h.id && y->data_ask && !y->failed)
+        y->src_xfer == a->h.id && y->data_ask > 0 && !y->failed)
       x = y;
   }
   if (x == NULL) {
     ofi.st.stale_pkts++; /* ended meanwhile, or never asked */
     return;
   }
-  x->data_ask = 0;
+  x->data_ask--;
   if (x->done >= x->ask_issued)
     return; /* all there: slow, not lost */
   char why[160];
@@ -180,6 +183,9 @@ static void data_unknown(const struct ofi_ask *a)
   ofi_peer_fail(x->peer, LAPI_ERR_RECV_INCOMP, why);
 }
 
+/* UNKNOWN about our no-FIN message: it never arrived, and its counts
+ * will never cover it (nor any later message's: the target's window
+ * cannot pass it).  As a lost FIN: the peer is declared gone. */
 static void nofin_unknown(const struct ofi_ask *a)
 {
   struct ofi_peer *p = &ofi.peers[a->h.src];
@@ -215,12 +221,14 @@ void ofi_on_ask(const struct ofi_ask *a)
     ofi_nofin_asked(src, a->h.id);
     return;
   }
-  for (uint32_t s = 0; s < ofi.xcap; s++) {
+  /* An RMW is never held: its reply leaves when it arrives; nor is a
+   * DATA ask: the PULLs before it are answered, unless owed.  No walk of
+   * the table for them (every pulling sink asks each interval). */
+  int may_hold = a->what == OFI_ASK_SINK || a->what == OFI_ASK_GET;
+  for (uint32_t s = 0; may_hold && s < ofi.xcap; s++) {
     const struct ofi_xfer *x = ofi.xtab[s];
     if (x == NULL || x->peer != src)
       continue;
-    /* (an RMW is never held: its reply leaves when it arrives; nor is a
-     * DATA ask: the PULLs before it are answered, unless owed) */
     if (a->what == OFI_ASK_SINK ? x->role == OFI_R_SINK &&
                                       x->src_xfer == a->h.id
         : a->what == OFI_ASK_GET ? x->role == OFI_R_SOURCE &&

@@ -916,7 +916,7 @@ static void desc_done(struct ofi_xfer *x)
 {
   x->desc_phase = 0;
   x->issued = x->done = 0;
-  x->data_ask = 0; /* its ask_issued counted the description */
+  x->ask_issued = 0; /* it counted the description */
   x->inflight = 0;
   if (x->role == OFI_R_SOURCE)
     get_after_desc(x);
@@ -966,7 +966,7 @@ void ofi_on_data(const struct ofi_data *d, size_t len)
       return;
     }
     if (rc == 0) {
-      x->data_ask = 0; /* its answer may come after an UNKNOWN */
+      x->ask_issued = 0; /* its answer may come after an UNKNOWN */
       return; /* asked again in a packet: the pull stays in flight */
     }
   } else if (desc) {
