@@ -735,6 +735,9 @@ int ofi_tp_progress(struct lapi_hndl *h)
     return 0;
   ofi_direct_armed = tight_thread; /* ofi_direct.c */
   int n = ofi.up ? progress_pass() : 0;
+  /* an interrupt-mode wait ends its registration when it is done */
+  if (n > 0 && tight_thread && h && lapi_hndl_mpe_served(h))
+    ofi_bell_polled_soon();
   ofi_direct_armed = 0;
   pthread_mutex_unlock(&ofi.lock);
   if (ofi_direct_held)
