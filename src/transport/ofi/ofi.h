@@ -724,6 +724,7 @@ void ofi_bell_close(void);
 int ofi_bell_on(void);
 void ofi_bell_ring(uint peer);
 void ofi_bell_polled(int delta);
+void ofi_bell_polled_soon(void);
 void ofi_bell_wake_self(void);
 void ofi_bell_kick(void);
 void ofi_bell_sleep(int ms, int (*poll)(void));

@@ -789,6 +789,9 @@ int ofi_tp_progress(struct lapi_hndl *h)
     return 0;
   ofi_direct_armed = tight_thread; /* ofi_direct.c */
   int n = ofi.up ? progress_pass() : 0;
+  /* an interrupt-mode wait ends its registration when it is done */
+  if (n > 0 && tight_thread && h && lapi_hndl_mpe_served(h))
+    ofi_bell_polled_soon();
   ofi_direct_armed = 0;
   pthread_mutex_unlock(&ofi.lock);
   if (ofi_direct_held)
@@ -877,12 +880,15 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
   if (ofi.up && tight_gen == ofi.gen) {
     ofi_bell_polled(-1);
     __atomic_sub_fetch(&tight_pollers, 1, __ATOMIC_SEQ_CST);
-    /* With a CQ wait fd the progress thread, parked for at most 1 ms at
-     * a time while we polled, now waits on the fd and finds what came
-     * since our last poll: the pass can wait for this thread's next
-     * send, off the path of a reply (a CQ read on tcp is a system
-     * call).  Without one (shm) nobody rang for it: read now. */
-    if (ofi.wait_fd >= 0)
+    /* What came since our last poll and before the count fell was rung
+     * for by nobody.  The pass that reads it waits for this thread's
+     * next send (after its post, off the path of a reply: a CQ read cost
+     * about 160 ns on shm, a system call on tcp) or its next wait, which
+     * polls anyway; at the latest the progress thread, parked for 1 ms
+     * at a time while we polled (with a wait fd: on the fd from now on),
+     * finds it.  A wait that gave up goes to sleep on what may be
+     * there: without a wait fd it reads now. */
+    if (ofi.wait_fd >= 0 || on != LAPI_TIGHT_SLEEP)
       pass_owed = 1;
     else
       progress_pass();
