@@ -14,7 +14,9 @@
  *     unread,
  *     lands them, pulls on and asks again; the UNKNOWN to the first ASK
  *     covers only the first PULLs.  The message completes, no error
- *     handler runs (with the mark of the newest ASK both did).
+ *     handler runs (with the mark of the newest ASK both did); that
+ *     UNKNOWN, echoing the older ask number to a live sink, is counted
+ *     stale.
  *  2. Task 0 turns the hook on (ofi_dropdata_at, LAPI_OFI_TEST_DROP_DATA):
  *     the second DATA it sends is never posted, as if a connection lost
  *     it.  Task 1, the sink, asks task 0 about its pulls (ASK DATA,
@@ -189,6 +191,9 @@ int main(void)
   } else {
     int64_t fake = ofi_now_ms() + 1000000; /* the watchdog stays out */
     int seen = 0;
+    pthread_mutex_lock(&ofi.lock);
+    uint64_t stale0 = ofi.st.stale_pkts;
+    pthread_mutex_unlock(&ofi.lock);
     while (!seen && ot_now_s() < s0 + 0.3) {
       pthread_mutex_lock(&ofi.lock);
       for (uint32_t s = 0; s < ofi.xcap && !seen; s++) {
@@ -217,6 +222,13 @@ int main(void)
     OT_OK(LAPI_Waitcntr(ot.h, &tgt_cntr, 1, NULL));
     OT_CHECK(ot_inbox[0] == 7 && ot_inbox[MID - 1] == 7,
              "the pulled message's bytes are wrong");
+    /* The first ASK's UNKNOWN came before the DATA answering the PULLs
+     * sent after it: the sink was live, its newest ask number 2. */
+    pthread_mutex_lock(&ofi.lock);
+    uint64_t stale = ofi.st.stale_pkts - stale0;
+    pthread_mutex_unlock(&ofi.lock);
+    OT_CHECK(!seen || stale >= 1, "the UNKNOWN of the older ask was not "
+             "counted stale");
   }
   OT_OK(LAPI_Gfence(ot.h));
   OT_CHECK(__atomic_load_n(&ot_errs_from_watch, __ATOMIC_SEQ_CST) == 0,
