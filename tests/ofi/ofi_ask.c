@@ -12,19 +12,21 @@
  *     the message completes, no error handler runs.  An ASK that crosses
  *     the FIN may be answered UNKNOWN: it must then arrive after the FIN
  *     (counted stale at task 0, no failure).
- *  2. Task 1 sends task 0 by hand: ASKs whose `what`, padding, handle
- *     key or length are wrong, an UNKNOWN whose `what` is wrong (each a
+ *  2. Task 1 sends task 0 by hand: ASKs whose `what`, ask number (not
+ *     0 but for DATA), handle key or length are wrong, an UNKNOWN whose `what` is wrong (each a
  *     bad packet), an UNKNOWN quoting a transfer never asked about
  *     (stale), and valid ASKs about a transfer and an RMW task 0 never
  *     had: task 0 answers UNKNOWN to each, which task 1 counts as stale.
  *     The same for ASKs about no-FIN messages (OFI_ASK_NOFIN, numbered
- *     by seq): padding, a number beyond 32 bits or past the first one
+ *     by seq): an ask number, a number beyond 32 bits or past the first one
  *     task 0 has not completed are bad packets; one about the next number task 1 has not sent is
  *     answered UNKNOWN (stale at task 1, which never asked); an UNKNOWN
  *     about one task 0 never asked about is stale.  And for ASK DATA (a
- *     sink asking its source): one about a transfer task 0 never had is
- *     answered UNKNOWN (stale at task 1, which has no such sink); an
- *     UNKNOWN DATA nobody asked for is stale.
+ *     sink asking its source, numbered): an ASK or UNKNOWN DATA without
+ *     its number is a bad packet; a numbered one from a sink task 0
+ *     never had is answered UNKNOWN, echoing the number (stale at task
+ *     1, which has no such sink); an UNKNOWN DATA nobody asked for is
+ *     stale.
  *  3. Both tasks put an invalid copy after every packet they send
  *     (ofi_mangle_every = 1, ofi_fault.c) while task 1 sends 10 ASKs and
  *     task 0 answers them (about transfers, no-FIN messages and pulls
@@ -75,7 +77,7 @@ static void counts(struct counts *c)
 
 /* Task 1 to task 0: an ASK-shaped packet of type, with these fields and
  * extra bytes beyond the struct (its length field says so). */
-static void send_ask(int type, uint32_t what, uint32_t pad, uint16_t hndl,
+static void send_ask(int type, uint32_t what, uint32_t ask_no, uint16_t hndl,
                      uint64_t id, size_t extra)
 {
   unsigned char pkt[sizeof(struct ofi_ask) + 16] __attribute__((aligned(8)));
@@ -84,7 +86,7 @@ static void send_ask(int type, uint32_t what, uint32_t pad, uint16_t hndl,
   pthread_mutex_lock(&ofi.lock);
   ofi_hdr_init(&a->h, type, hndl, id, sizeof *a + extra);
   a->what = what;
-  a->pad = pad;
+  a->ask_no = ask_no;
   ofi_send_small(0, pkt, sizeof *a + extra);
   pthread_mutex_unlock(&ofi.lock);
 }
@@ -102,7 +104,7 @@ static struct counts base;
 
 static int part2_task0(const struct counts *c)
 {
-  return c->bad >= base.bad + 8 && c->stale >= base.stale + 3 &&
+  return c->bad >= base.bad + 10 && c->stale >= base.stale + 3 &&
          c->unknowns >= base.unknowns + 4;
 }
 
@@ -175,17 +177,19 @@ int main(void)
   OT_OK(LAPI_Gfence(ot.h));
   if (ot.me == 1) {
     send_ask(OFI_M_ASK, OFI_ASK_DATA + 1, 0, 0, DEAD_ID, 0); /* what */
-    send_ask(OFI_M_ASK, OFI_ASK_SINK, 1, 0, DEAD_ID, 0);   /* padding */
+    send_ask(OFI_M_ASK, OFI_ASK_SINK, 1, 0, DEAD_ID, 0);   /* a number */
     send_ask(OFI_M_ASK, OFI_ASK_GET, 0, 1, DEAD_ID, 0);    /* handle */
     send_ask(OFI_M_ASK, OFI_ASK_SINK, 0, 0, DEAD_ID, 8);   /* length */
     send_ask(OFI_M_UNKNOWN, 0, 0, 0, DEAD_ID, 0);          /* what */
     send_ask(OFI_M_UNKNOWN, OFI_ASK_GET, 0, 0, DEAD_ID, 0); /* stale */
     send_ask(OFI_M_ASK, OFI_ASK_SINK, 0, 0, DEAD_ID, 0);   /* valid */
     send_ask(OFI_M_ASK, OFI_ASK_RMW, 0, 0, DEAD_ID, 0);    /* valid */
-    send_ask(OFI_M_UNKNOWN, OFI_ASK_DATA, 0, 0, DEAD_ID, 0); /* stale */
-    send_ask(OFI_M_ASK, OFI_ASK_DATA, 0, 0, DEAD_ID, 0);   /* valid */
+    send_ask(OFI_M_ASK, OFI_ASK_DATA, 0, 0, DEAD_ID, 0);   /* no number */
+    send_ask(OFI_M_UNKNOWN, OFI_ASK_DATA, 0, 0, DEAD_ID, 0); /* no number */
+    send_ask(OFI_M_UNKNOWN, OFI_ASK_DATA, 1, 0, DEAD_ID, 0); /* stale */
+    send_ask(OFI_M_ASK, OFI_ASK_DATA, 1, 0, DEAD_ID, 0);   /* valid */
     uint32_t nf = next_nofin();
-    send_ask(OFI_M_ASK, OFI_ASK_NOFIN, 1, 0, nf, 0);       /* padding */
+    send_ask(OFI_M_ASK, OFI_ASK_NOFIN, 1, 0, nf, 0);       /* a number */
     send_ask(OFI_M_ASK, OFI_ASK_NOFIN, 0, 0, DEAD_ID, 0);  /* 32 bits */
     send_ask(OFI_M_ASK, OFI_ASK_NOFIN, 0, 0, nf + 1, 0);   /* past */
     send_ask(OFI_M_UNKNOWN, OFI_ASK_NOFIN, 0, 0, 7, 0);    /* stale */
@@ -196,7 +200,7 @@ int main(void)
   OT_OK(LAPI_Gfence(ot.h));
   counts(&c1);
   if (ot.me == 0) {
-    OT_CHECK(c1.bad - base.bad == 8, "%llu bad packets, want 8",
+    OT_CHECK(c1.bad - base.bad == 10, "%llu bad packets, want 10",
              (unsigned long long)(c1.bad - base.bad));
     OT_CHECK(c1.stale - base.stale == 3, "%llu stale packets, want 3",
              (unsigned long long)(c1.stale - base.stale));
@@ -220,7 +224,8 @@ int main(void)
       if (i % 3 == 1)
         send_ask(OFI_M_ASK, OFI_ASK_NOFIN, 0, 0, nf, 0);
       else if (i % 3 == 2)
-        send_ask(OFI_M_ASK, OFI_ASK_DATA, 0, 0, DEAD_ID + (uint64_t)i, 0);
+        send_ask(OFI_M_ASK, OFI_ASK_DATA, (uint32_t)i, 0,
+                 DEAD_ID + (uint64_t)i, 0);
       else
         send_ask(OFI_M_ASK, OFI_ASK_SINK, 0, 0, DEAD_ID + (uint64_t)i, 0);
     counts(&c1);

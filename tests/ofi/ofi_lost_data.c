@@ -14,7 +14,9 @@
  *     unread,
  *     lands them, pulls on and asks again; the UNKNOWN to the first ASK
  *     covers only the first PULLs.  The message completes, no error
- *     handler runs (with the mark of the newest ASK both did).
+ *     handler runs (with the mark of the newest ASK both did); that
+ *     UNKNOWN, echoing the older ask number to a live sink, is counted
+ *     stale.
  *  2. Task 0 turns the hook on (ofi_dropdata_at, LAPI_OFI_TEST_DROP_DATA):
  *     the second DATA it sends is never posted, as if a connection lost
  *     it.  Task 1, the sink, asks task 0 about its pulls (ASK DATA,
@@ -25,7 +27,25 @@
  *     other task, task 1's tgt_cntr never moves (no completion of a
  *     message with a hole), and LAPI_Term ends on both.  Without the
  *     ASK both waits hung (the alarm of ot_init fails the test).
+ *  3. (OFI_LOST_DATA_OP=owed, instead of part 2) The first ASK DATA
+ *     comes to a source that owes the sink a packet (task 0 counts one
+ *     owed to task 1 by hand) and is dropped unanswered (asks_owed); a
+ *     DATA after it, the transfer's last, is lost (the hook).  Task 0
+ *     holds its lock from just after the Amsend until task 1, holding
+ *     its own once it sees PULLs out, has asked (a file in /tmp says
+ *     so); small chunks and a window of 2 (ctest's environment) keep
+ *     the ask's mark far below the end even if a few PULLs were
+ *     answered before task 0 took its lock, so the lost DATA lies past
+ *     that mark.  The sink's next ASK, answered, carries
+ *     the mark of everything pulled: the chunk is found lost and both
+ *     ends fail as in part 2.  With the mark of the first unanswered
+ *     ask kept (before LOF7 numbered the asks) it stayed frozen below
+ *     the lost chunk and both waits hung.
  */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "ofi_test.h"
 
 #include "transport/ofi/ofi.h"
@@ -42,6 +62,81 @@ static void ot_sleep_until(double t)
 }
 
 static lapi_cntr_t tgt_cntr;
+
+/* Part 3's sign from the sink to the source: both are children of the
+ * same lapirun. */
+static void owed_flag_path(char *path, size_t len)
+{
+  snprintf(path, len, "/tmp/ofi_lost_data.%d.asked", (int)getppid());
+}
+
+/* Task 1, part 3: once its first PULLs stand (task 0 holds its lock:
+ * none answered), asks task 0 at once and signs to it. */
+static void owed_sink_ask(void)
+{
+  struct ofi_xfer *x = NULL;
+  while (x == NULL) {
+    pthread_mutex_lock(&ofi.lock);
+    for (uint32_t s = 0; s < ofi.xcap && x == NULL; s++) {
+      struct ofi_xfer *y = ofi.xtab[s];
+      if (y && y->role == OFI_R_SINK && y->peer == 0 && !y->desc_phase &&
+          y->inflight > 0)
+        x = y;
+    }
+    if (x == NULL) {
+      pthread_mutex_unlock(&ofi.lock);
+      usleep(100);
+    }
+  }
+  /* (A PULL answered before task 0 took its lock may have landed.) */
+  OT_CHECK(x->issued < x->want, "part 3: %llu of %llu bytes pulled before "
+           "the first ask", (unsigned long long)x->issued,
+           (unsigned long long)x->want);
+  x->watch_ms = 1; /* waited long: asked now */
+  ofi_ask_watch(ofi_now_ms(), 1);
+  uint32_t asked = x->data_ask_no;
+  pthread_mutex_unlock(&ofi.lock);
+  OT_CHECK(asked == 1, "part 3: ask number %u, want 1", (unsigned)asked);
+  char path[96];
+  owed_flag_path(path, sizeof path);
+  FILE *f = fopen(path, "w");
+  OT_CHECK(f != NULL, "part 3: cannot create %s", path);
+  if (f)
+    fclose(f);
+}
+
+/* Task 0, part 3: the Amsend whose first ASK DATA finds a packet owed. */
+static int owed_source(const unsigned char *mid, size_t len, void **cntrs)
+{
+  char path[96];
+  owed_flag_path(path, sizeof path);
+  lapi_cntr_t org, cmpl;
+  LAPI_Setcntr(ot.h, &org, 0);
+  LAPI_Setcntr(ot.h, &cmpl, 0);
+  pthread_mutex_lock(&ofi.lock);
+  ofi.peers[1].owed++; /* as if a packet to task 1 found no buffer */
+  ofi_dropdata_at = (int)((len + ofi.chunk - 1) / ofi.chunk); /* last */
+  uint64_t owed0 = ofi.st.asks_owed;
+  pthread_mutex_unlock(&ofi.lock);
+  OT_OK(LAPI_Amsend(ot.h, 1, (void *)1, NULL, 0, (void *)mid, len,
+                    cntrs[1], &org, &cmpl));
+  pthread_mutex_lock(&ofi.lock); /* no PULL answered until task 1 asked */
+  while (access(path, F_OK) != 0)
+    usleep(1000); /* (the alarm of ot_init bounds it) */
+  pthread_mutex_unlock(&ofi.lock);
+  unlink(path);
+  uint64_t owed_asks = owed0;
+  while (owed_asks == owed0) { /* the ASK came and was dropped */
+    usleep(1000);
+    pthread_mutex_lock(&ofi.lock);
+    owed_asks = ofi.st.asks_owed;
+    pthread_mutex_unlock(&ofi.lock);
+  }
+  pthread_mutex_lock(&ofi.lock);
+  ofi.peers[1].owed--; /* the next ASK is answered */
+  pthread_mutex_unlock(&ofi.lock);
+  return LAPI_Waitcntr(ot.h, &cmpl, 1, NULL);
+}
 
 int main(void)
 {
@@ -96,6 +191,9 @@ int main(void)
   } else {
     int64_t fake = ofi_now_ms() + 1000000; /* the watchdog stays out */
     int seen = 0;
+    pthread_mutex_lock(&ofi.lock);
+    uint64_t stale0 = ofi.st.stale_pkts;
+    pthread_mutex_unlock(&ofi.lock);
     while (!seen && ot_now_s() < s0 + 0.3) {
       pthread_mutex_lock(&ofi.lock);
       for (uint32_t s = 0; s < ofi.xcap && !seen; s++) {
@@ -124,14 +222,35 @@ int main(void)
     OT_OK(LAPI_Waitcntr(ot.h, &tgt_cntr, 1, NULL));
     OT_CHECK(ot_inbox[0] == 7 && ot_inbox[MID - 1] == 7,
              "the pulled message's bytes are wrong");
+    /* The first ASK's UNKNOWN came before the DATA answering the PULLs
+     * sent after it: the sink was live, its newest ask number 2. */
+    pthread_mutex_lock(&ofi.lock);
+    uint64_t stale = ofi.st.stale_pkts - stale0;
+    pthread_mutex_unlock(&ofi.lock);
+    OT_CHECK(!seen || stale >= 1, "the UNKNOWN of the older ask was not "
+             "counted stale");
   }
   OT_OK(LAPI_Gfence(ot.h));
   OT_CHECK(__atomic_load_n(&ot_errs_from_watch, __ATOMIC_SEQ_CST) == 0,
            "a transfer pulled from a slow source was declared lost");
 
-  /* Part 2: its second chunk lost. */
+  /* Part 2: its second chunk lost (part 3: its last, past an ask an
+   * owing source dropped). */
+  const char *op = getenv("OFI_LOST_DATA_OP");
+  int owed = op && strcmp(op, "owed") == 0;
   double t0 = ot_now_s(), waited = 0;
-  if (ot.me == 0) {
+  if (owed && ot.me == 0) {
+    int rc = owed_source(mid, MID, cntrs);
+    OT_CHECK(rc != LAPI_SUCCESS, "Waitcntr on the cmpl_cntr of a transfer "
+             "that lost a chunk returned success");
+    fprintf(stderr, "task 0: Waitcntr returned %d\n", rc);
+    pthread_mutex_lock(&ofi.lock);
+    int hook_left = ofi_dropdata_at;
+    pthread_mutex_unlock(&ofi.lock);
+    OT_CHECK(hook_left == 0, "the test hook dropped nothing");
+  } else if (owed) {
+    owed_sink_ask();
+  } else if (ot.me == 0) {
     pthread_mutex_lock(&ofi.lock);
     ofi_dropdata_at = 2;
     pthread_mutex_unlock(&ofi.lock);

@@ -282,7 +282,7 @@ enum {
   OFI_ASK_RMW,      /* the asker's RMW: never held (answered at once) */
   OFI_ASK_NOFIN,    /* the asker's no-FIN message numbered id (its seq):
                        did it arrive?  (ofi_ack.c's window answers) */
-  OFI_ASK_DATA,     /* the asker is a sink pulling from the source id:
+  OFI_ASK_DATA,     /* the asker is the sink id, pulling from its peer:
                        UNKNOWN says every PULL before the ASK was
                        answered (never held) */
 };
@@ -290,7 +290,8 @@ enum {
 struct ofi_ask {
   struct ofi_hdr h;
   uint32_t what;      /* OFI_ASK_* */
-  uint32_t pad;       /* 0 */
+  uint32_t ask_no;    /* DATA: the sink's number for this ASK (not 0),
+                         echoed by its UNKNOWN; else 0 */
 };
 
 /* A no-FIN message (eager AM or put) the target refused or found
@@ -476,9 +477,9 @@ struct ofi_xfer {
   int64_t watch_ms;          /* when the watchdog first saw it waiting,
                                 or last asked about it (ask_watch) */
   int asked;                 /* an ASK about it went to its peer */
-  int data_ask;              /* SINK: ASK DATAs whose UNKNOWN is due */
-  uint64_t ask_issued;       /* SINK: issued when the first of them
-                                left (0: voided) */
+  uint32_t data_ask_no;      /* SINK: number of our newest ASK DATA */
+  uint64_t ask_issued;       /* SINK: issued when it left (0: answered
+                                or voided) */
 
   /* R_GET: the origin's destination. */
   const lapi_vec_t *org_dst;
@@ -584,6 +585,8 @@ struct ofi_stats {
   uint64_t unknowns;         /* UNKNOWN answers sent (we held no such
                                 transfer) */
   uint64_t asks_held;        /* ASKs about a transfer we held (no answer) */
+  uint64_t asks_owed;        /* ASKs not answered: a packet to the asker
+                                was owed (it asks again) */
 };
 
 struct ofi_owed;

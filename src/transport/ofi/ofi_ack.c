@@ -504,7 +504,7 @@ void ofi_nofin_asked(uint peer, uint64_t seq)
   struct ofi_ask u;
   ofi_hdr_init(&u.h, OFI_M_UNKNOWN, 0, seq, sizeof u);
   u.what = OFI_ASK_NOFIN;
-  u.pad = 0;
+  u.ask_no = 0;
   ofi.st.unknowns++;
   ofi_send_small(peer, &u, sizeof u);
 }

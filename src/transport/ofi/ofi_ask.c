@@ -27,18 +27,21 @@
  * A sink pulling packed chunks (PULL / DATA) waits for DATA, which
  * nobody asks about otherwise: the source holds its transfer and says
  * nothing about it to an ASK SINK, so a lost DATA left both waiting.  A
- * sink with PULLs out asks its source (OFI_ASK_DATA, id = the source's
- * transfer) and notes how far it had pulled (ask_issued: when the
- * first of its ASKs still unanswered left, as an UNKNOWN does not say
- * which one it answers, and the source may answer an old one after the
- * sink pulled on and asked again).  The source
- * answers UNKNOWN at once unless a packet to the asker is owed: every
- * PULL that came before the ASK has then been answered, and its DATA
- * arrive before the UNKNOWN.  So a sink that still misses bytes below
- * ask_issued when the UNKNOWN comes lost a DATA: the peer is declared
- * gone.  A chunk asked again in a packet (ofi_ref_land) or a new stream
- * (the description's end) voids the pending asks (ask_issued 0: their
- * UNKNOWNs find nothing missing).
+ * sink with PULLs out asks its source (OFI_ASK_DATA, id = the sink's own
+ * transfer, ask_no = a number of its own for this ASK) and notes how far
+ * it had pulled then (ask_issued).  The source answers UNKNOWN, echoing
+ * both, at once unless a packet to the asker is owed: every PULL that
+ * came before the ASK has then been answered, and its DATA arrive before
+ * the UNKNOWN.  So a sink that still misses bytes below ask_issued when
+ * the UNKNOWN of that ASK comes lost a DATA: the peer is declared gone.
+ * Only the newest ASK's mark is kept: an UNKNOWN echoing an older number
+ * (a deaf source answering late, after the sink pulled on and asked
+ * again) is stale, as its mark is not known.  A source that owes the
+ * asker a packet drops the ASK (asks_owed): the sink asks again each
+ * interval with a new number and mark, so a DATA lost after that is
+ * still found.  A chunk asked again in a packet (ofi_ref_land) or a new
+ * stream (the description's end) voids the pending ask (ask_issued 0:
+ * its UNKNOWN is stale).
  *
  * A no-FIN message (ofi_ack.c) has no FIN to ask about: the peer's
  * oldest unacknowledged one is asked about by number (OFI_ASK_NOFIN),
@@ -83,17 +86,16 @@ static uint32_t awaited(const struct ofi_xfer *x)
 static void ask_send(struct ofi_xfer *x, uint32_t what, int type)
 {
   struct ofi_ask a;
-  uint64_t id = x->id;
+  a.ask_no = 0;
   if (what == OFI_ASK_DATA) {
-    id = x->src_xfer; /* the source's transfer names both ends there */
-    /* An UNKNOWN does not say which ASK it answers: an older one's
-     * covers only what was pulled before that one left. */
-    if (x->data_ask++ == 0)
-      x->ask_issued = x->issued;
+    /* A new number and mark: an older ask's UNKNOWN is stale. */
+    if (++x->data_ask_no == 0)
+      x->data_ask_no = 1; /* 0 is no ask */
+    x->ask_issued = x->issued;
+    a.ask_no = x->data_ask_no;
   }
-  ofi_hdr_init(&a.h, type, 0, id, sizeof a);
+  ofi_hdr_init(&a.h, type, 0, x->id, sizeof a);
   a.what = what;
-  a.pad = 0;
   ofi_send_small(x->peer, &a, sizeof a);
 }
 
@@ -152,34 +154,33 @@ void ofi_nofin_ask_watch(int64_t now, int64_t after_ms)
     struct ofi_ask a;
     ofi_hdr_init(&a.h, OFI_M_ASK, 0, p->nf_ask_seq, sizeof a);
     a.what = OFI_ASK_NOFIN;
-    a.pad = 0;
+    a.ask_no = 0;
     ofi.st.asks++;
     ofi_send_small(t, &a, sizeof a);
   }
 }
 
-/* UNKNOWN about our pulls from the source a->h.id: every DATA answering
- * a PULL sent before our ASK has arrived by now. */
+/* UNKNOWN about the pulls of our sink a->h.id, answering its ASK
+ * numbered a->ask_no: every DATA answering a PULL sent before that ASK
+ * has arrived by now. */
 static void data_unknown(const struct ofi_ask *a)
 {
-  struct ofi_xfer *x = NULL;
-  for (uint32_t s = 0; s < ofi.xcap && x == NULL; s++) {
-    struct ofi_xfer *y = ofi.xtab[s];
-    if (y && y->role == OFI_R_SINK && y->peer == a->h.src &&
-        y->src_xfer == a->h.id && y->data_ask > 0 && !y->failed)
-      x = y;
-  }
-  if (x == NULL) {
-    ofi.st.stale_pkts++; /* ended meanwhile, or never asked */
+  struct ofi_xfer *x = ofi_xfer_find(a->h.id);
+  if (x == NULL || x->peer != a->h.src || x->role != OFI_R_SINK ||
+      x->failed || a->ask_no != x->data_ask_no || x->ask_issued == 0) {
+    /* ended meanwhile, never asked, an older ask (its mark is gone),
+     * answered already or voided */
+    ofi.st.stale_pkts++;
     return;
   }
-  x->data_ask--;
-  if (x->done >= x->ask_issued)
+  uint64_t mark = x->ask_issued;
+  x->ask_issued = 0; /* answered: a copy of this UNKNOWN is stale */
+  if (x->done >= mark)
     return; /* all there: slow, not lost */
   char why[160];
   snprintf(why, sizeof why, "a chunk it sent of a transfer we pull never "
            "came (%llu of %llu bytes): lost",
-           (unsigned long long)x->done, (unsigned long long)x->ask_issued);
+           (unsigned long long)x->done, (unsigned long long)mark);
   ofi_peer_fail(x->peer, LAPI_ERR_RECV_INCOMP, why);
 }
 
@@ -201,11 +202,13 @@ static void nofin_unknown(const struct ofi_ask *a)
   ofi_peer_fail(a->h.src, LAPI_ERR_SEND_INCOMP, why);
 }
 
-/* The fields of an ASK or UNKNOWN beyond the header check. */
+/* The fields of an ASK or UNKNOWN beyond the header check: a DATA one
+ * carries its ask number, the others none. */
 static int ask_ok(const struct ofi_ask *a)
 {
-  if (a->h.len != sizeof *a || a->h.hndl != 0 || a->pad != 0 ||
-      a->what < OFI_ASK_SINK || a->what > OFI_ASK_DATA) {
+  if (a->h.len != sizeof *a || a->h.hndl != 0 ||
+      a->what < OFI_ASK_SINK || a->what > OFI_ASK_DATA ||
+      (a->what == OFI_ASK_DATA) != (a->ask_no != 0)) {
     ofi_bad_pkt("ASK or UNKNOWN fields", a->h.src);
     return 0;
   }
@@ -244,8 +247,10 @@ void ofi_on_ask(const struct ofi_ask *a)
    * answer owed (no buffer) could come after an UNKNOWN sent now.  (One
    * in the retry queue is fine: the UNKNOWN queues behind it.) */
   ofi_fin_flush();
-  if (ofi.peers[src].owed)
-    return; /* asked again later */
+  if (ofi.peers[src].owed) {
+    ofi.st.asks_owed++;
+    return; /* asked again later (DATA: with a new number and mark) */
+  }
   struct ofi_ask u = *a;
   ofi_hdr_init(&u.h, OFI_M_UNKNOWN, 0, a->h.id, sizeof u);
   ofi.st.unknowns++;

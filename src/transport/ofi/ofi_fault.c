@@ -14,7 +14,9 @@
  *   ACK     ack_done 2^30 beyond what was stamped
  *   STALE   FIN, DATA, PULL, RMW_REPLY, UNKNOWN: the id of a transfer
  *           that is gone (an older generation of its slot) or never was
- *           (a slot far beyond any table); FIN_LIST: every entry's id so
+ *           (a slot far beyond any table); FIN_LIST: every entry's id so;
+ *           UNKNOWN DATA: every other one the id kept and the ask
+ *           number one the sink never sent (2^31 away from it)
  *   DATA    DATA at an offset 2^62 beyond the one pulled
  *   CHUNK   DATA one chunk and 8 bytes long (no PULL is answered by more
  *           than a chunk per DATA): its bytes padded when the buffer has
@@ -80,6 +82,7 @@ static unsigned long data_count;
 static uint64_t injected[OFI_BAD_N];
 static unsigned stale_flip; /* alternates gone / never existed */
 static unsigned nak_flip;   /* alternates the two NAK faults */
+static unsigned ask_flip;   /* alternates the two UNKNOWN DATA faults */
 
 static int env_every(const char *name)
 {
@@ -100,7 +103,7 @@ void ofi_fault_settings(void)
   ofi_dropdata_at = env_every("LAPI_OFI_TEST_DROP_DATA");
   mangle_count = nomem_count = badkey_count = nofin_count = 0;
   data_count = 0;
-  stale_flip = nak_flip = 0;
+  stale_flip = nak_flip = ask_flip = 0;
   memset(injected, 0, sizeof injected);
   if (ofi_mangle_every || ofi_nomem_every)
     LAPI_LOG(LAPI_LOG_INFO, "ofi: test hooks on: an invalid copy after "
@@ -261,7 +264,10 @@ static size_t mangle(unsigned char *m, size_t len, enum ofi_bad cls)
       for (uint32_t i = 0; i < l->n && sizeof *l + (i + 1) * sizeof *e <= len;
            i++)
         e[i].id = dead_id(e[i].id);
-    } else
+    } else if (hd->type == OFI_M_UNKNOWN &&
+               ((struct ofi_ask *)m)->what == OFI_ASK_DATA && ask_flip++ % 2)
+      ((struct ofi_ask *)m)->ask_no ^= 0x80000000u; /* never 0 */
+    else
       hd->id = dead_id(hd->id);
     break;
   case OFI_BAD_DATA:
