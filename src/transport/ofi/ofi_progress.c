@@ -562,8 +562,13 @@ static void wait_fd(int ms)
      * for us (the net provider's, once a connection is up: the thread
      * looped ~1e6 times a second, a whole CPU for an idle job).  Nap as
      * without a wait fd instead, kicks still waking us; not while peers
-     * may read our memory (as above). */
-    if (!parked && fd_held >= 2 && !ofi.exposed) {
+     * may read our memory (as above).  Only while it stays readable: a
+     * tcp fd that woke us for what another thread then read is quiet
+     * again, and a nap would hold its next arrival (up to 20 ms), as it
+     * did until a completion of the progress thread's own (in
+     * ofi_calls over tcp, a few times a run). */
+    struct pollfd now = {ofi.wait_fd, POLLIN, 0};
+    if (!parked && fd_held >= 2 && !ofi.exposed && poll(&now, 1, 0) > 0) {
       nap_us = nap_grown(fd_held - 2,
                          ms >= IDLE_MS ? NAP_IDLE_US : NAP_BUSY_US);
       if (ms >= 0 && nap_us > ms * 1000)
