@@ -886,14 +886,17 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
     ofi_bell_polled(-1);
     __atomic_sub_fetch(&tight_pollers, 1, __ATOMIC_SEQ_CST);
     /* What came since our last poll and before the count fell was rung
-     * for by nobody.  The pass that reads it waits for this thread's
-     * next send (after its post, off the path of a reply: a CQ read cost
-     * about 160 ns on shm, a system call on tcp) or its next wait, which
-     * polls anyway; at the latest the progress thread, parked for 1 ms
-     * at a time while we polled (with a wait fd: on the fd from now on),
-     * finds it.  A wait that gave up goes to sleep on what may be
-     * there: without a wait fd it reads now. */
-    if (ofi.wait_fd >= 0 || on != LAPI_TIGHT_SLEEP)
+     * for by nobody.  With a wait fd the pass that reads it waits for
+     * this thread's next send (after its post, off the path of a reply:
+     * a CQ read on tcp is a system call) or its next wait, which polls
+     * anyway; at the latest the progress thread, parked for 1 ms at a
+     * time while we polled and on the fd from now on, finds it.  Without
+     * one (shm) read now: an interrupt-mode wait does not wake the
+     * progress thread into 1 ms slices (ofi_tp_tight's start), which may
+     * sleep IDLE_MS, and its thread need not call LAPI again (a Put that
+     * came right after the one waited for was seen 1 s late; owed, the
+     * pass saved about 160 ns of a ping-pong). */
+    if (ofi.wait_fd >= 0)
       pass_owed = 1;
     else
       progress_pass();
