@@ -49,7 +49,8 @@ int main(void)
     }
     OT_OK(LAPI_Waitcntr(ot.h, &ta, 1, NULL));
     double t0 = ot_now_s(), d;
-    while ((d = ot_now_s() - t0) < 2.0 && tb.cntr == 0)
+    while ((d = ot_now_s() - t0) < 2.0 &&
+           __atomic_load_n(&tb.cntr, __ATOMIC_ACQUIRE) == 0)
       ; /* out of LAPI: the progress thread alone delivers it */
     if (d > worst)
       worst = d;
