@@ -126,12 +126,15 @@ static int owed_source(const unsigned char *mid, size_t len, void **cntrs)
   pthread_mutex_unlock(&ofi.lock);
   unlink(path);
   uint64_t owed_asks = owed0;
-  while (owed_asks == owed0) { /* the ASK came and was dropped */
-    usleep(1000);
+  double until = ot_now_s() + 4 * TIMEOUT_S;
+  while (owed_asks == owed0 && ot_now_s() < until) {
+    usleep(1000); /* the ASK comes and is dropped */
     pthread_mutex_lock(&ofi.lock);
     owed_asks = ofi.st.asks_owed;
     pthread_mutex_unlock(&ofi.lock);
   }
+  OT_CHECK(owed_asks != owed0, "no ASK DATA reached the owing source "
+           "within %d s", 4 * TIMEOUT_S);
   pthread_mutex_lock(&ofi.lock);
   ofi.peers[1].owed--; /* the next ASK is answered */
   pthread_mutex_unlock(&ofi.lock);
