@@ -35,11 +35,6 @@
 #define BURST 400
 #define DATA 24
 
-struct uh {
-  int round;
-  int from;
-};
-
 static char got_data[BURST][DATA]; /* phase 2: each message's slot */
 static char pp_buf[DATA];       /* phase 1 landing buffer */
 static int cmpl_runs;           /* atomic */
@@ -59,7 +54,7 @@ static void *hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
                  ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
 {
   (void)h;
-  struct uh u;
+  struct ot_uh u;
   OT_CHECK(*uhdr_len == sizeof u, "uhdr_len %u", *uhdr_len);
   memcpy(&u, uhdr, sizeof u);
   OT_CHECK(u.from == ot.src || u.from == ot.tgt, "from %d", u.from);
@@ -91,16 +86,10 @@ static void *hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
   return u.round % 5 == 4 ? NULL : pp_buf;
 }
 
-static void fill(char *buf, int round, int from)
-{
-  for (int i = 0; i < DATA; i++)
-    buf[i] = (char)(round * 31 + from * 7 + i);
-}
-
 /* The origin's memory stays untouched until org_cntr says it may be
  * reused (a message that waits for a credit is packed later): one user
  * header and buffer per message of a burst, waited for at the end. */
-static struct uh out_uh[BURST];
+static struct ot_uh out_uh[BURST];
 static char out_data[BURST][DATA];
 
 /* Phase 3: the counters two threads of a task wait on. */
@@ -120,11 +109,8 @@ static void send_one(int to, int round, lapi_cntr_t *tgt_cntr,
                      lapi_cntr_t *org_cntr)
 {
   int k = round % BURST;
-  out_uh[k].round = round;
-  out_uh[k].from = ot.me;
-  fill(out_data[k], round, ot.me);
-  OT_OK(LAPI_Amsend(ot.h, (uint)to, (void *)1, &out_uh[k], sizeof out_uh[k],
-                    out_data[k], DATA, tgt_cntr, org_cntr, NULL));
+  ot_send_numbered(to, round, &out_uh[k], out_data[k], DATA, tgt_cntr,
+                   org_cntr);
 }
 
 /* Phase 4: one short-lived thread after another, more of them than the
@@ -177,9 +163,7 @@ int main(void)
       }
       OT_OK(LAPI_Waitcntr(ot.h, &tc, 1, NULL));
       if (r % 5 != 4) {
-        char want[DATA];
-        fill(want, r, partner);
-        OT_CHECK(memcmp(pp_buf, want, DATA) == 0, "round %d data", r);
+        OT_CHECK(ot_numbered_ok(pp_buf, DATA, r, partner), "round %d data", r);
       }
       memset(pp_buf, 0, DATA);
       expect_cmpl += r % 3 == 0;
@@ -225,9 +209,7 @@ int main(void)
   OT_OK(LAPI_Waitcntr(ot.h, &tc, BURST, NULL));
   OT_OK(LAPI_Waitcntr(ot.h, &oc, BURST, NULL));
   for (int r = 0; r < BURST; r++) {
-    char want[DATA];
-    fill(want, r, ot.src);
-    OT_CHECK(memcmp(got_data[r], want, DATA) == 0,
+    OT_CHECK(ot_numbered_ok(got_data[r], DATA, r, ot.src),
              "burst message %d", r);
   }
   int left = -1;

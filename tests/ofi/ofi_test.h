@@ -274,6 +274,37 @@ static inline size_t ot_verify(const void *p, size_t len, uint32_t seed)
   return len;
 }
 
+/* The user header of a numbered test message, and the seed of its data. */
+struct ot_uh {
+  int round;
+  int from;
+};
+
+static inline uint32_t ot_numbered_seed(int round, int from)
+{
+  return (uint32_t)round * 64u + (uint32_t)from;
+}
+
+/* Amsend message `round` of this task to `to` (header handler 1), from a
+ * user header and data slot the caller keeps until org_cntr says so. */
+static inline void ot_send_numbered(int to, int round, struct ot_uh *uh,
+                                    void *data, size_t len, void *tgt_cntr,
+                                    lapi_cntr_t *org_cntr)
+{
+  uh->round = round;
+  uh->from = ot.me;
+  ot_fill(data, len, ot_numbered_seed(round, ot.me));
+  OT_OK(LAPI_Amsend(ot.h, (uint)to, (void *)1, uh, sizeof *uh, data, len,
+                    tgt_cntr, org_cntr, NULL));
+}
+
+/* The data of message `round` from task `from` arrived whole. */
+static inline int ot_numbered_ok(const void *p, size_t len, int round,
+                                 int from)
+{
+  return ot_verify(p, len, ot_numbered_seed(round, from)) == len;
+}
+
 /* A small deterministic generator (xorshift). */
 static inline uint32_t ot_rand(uint64_t *s)
 {

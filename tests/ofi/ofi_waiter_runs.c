@@ -39,17 +39,6 @@ static char landing[DATA];
 static char burst_buf[BURST][DATA];
 static int phase; /* atomic: the dispatcher reads it */
 
-struct uh {
-  int round;
-  int from;
-};
-
-static void fill(char *buf, int round, int from)
-{
-  for (int i = 0; i < DATA; i++)
-    buf[i] = (char)(round * 13 + from * 5 + i);
-}
-
 static void on_cmpl(lapi_handle_t *h, void *uinfo)
 {
   (void)h;
@@ -68,7 +57,7 @@ static void *hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
   (void)h;
   OT_CHECK(__atomic_add_fetch(&in_handler, 1, __ATOMIC_SEQ_CST) == 1,
            "two handlers of one handle at once");
-  struct uh u;
+  struct ot_uh u;
   OT_CHECK(*uhdr_len == sizeof u, "uhdr_len %u", *uhdr_len);
   memcpy(&u, uhdr, sizeof u);
   OT_CHECK(*msg_len == DATA, "msg_len %lu", *msg_len);
@@ -89,17 +78,13 @@ static void *hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
   return to;
 }
 
-static struct uh out_uh[BURST];
+static struct ot_uh out_uh[BURST];
 static char out_data[BURST][DATA];
 
 static void send_one(int to, int round, void *tgt_cntr, lapi_cntr_t *org)
 {
   int k = round % BURST;
-  out_uh[k].round = round;
-  out_uh[k].from = ot.me;
-  fill(out_data[k], round, ot.me);
-  OT_OK(LAPI_Amsend(ot.h, (uint)to, (void *)1, &out_uh[k], sizeof out_uh[k],
-                    out_data[k], DATA, tgt_cntr, org, NULL));
+  ot_send_numbered(to, round, &out_uh[k], out_data[k], DATA, tgt_cntr, org);
 }
 
 int main(void)
@@ -142,9 +127,7 @@ int main(void)
         OT_OK(LAPI_Waitcntr(ot.h, &oc, 1, NULL));
       }
       OT_OK(LAPI_Waitcntr(ot.h, &tc, 1, NULL));
-      char want[DATA];
-      fill(want, r, partner);
-      OT_CHECK(memcmp(landing, want, DATA) == 0, "round %d data", r);
+      OT_CHECK(ot_numbered_ok(landing, DATA, r, partner), "round %d data", r);
       if (ot.me % 2 == 1) {
         usleep(2000);
         send_one(partner, r, tcs[partner], &oc);
@@ -196,9 +179,8 @@ int main(void)
              "a burst handler ran on the application thread");
     OT_OK(LAPI_Waitcntr(ot.h, &tc, BURST, NULL));
     for (int r = 0; r < BURST; r++) {
-      char want[DATA];
-      fill(want, r, partner);
-      OT_CHECK(memcmp(burst_buf[r], want, DATA) == 0, "burst %d data", r);
+      OT_CHECK(ot_numbered_ok(burst_buf[r], DATA, r, partner),
+               "burst %d data", r);
     }
   }
   free(tcs);
