@@ -544,7 +544,9 @@ static void wait_fd(int ms)
     /* Events are there: read them, no sleep.  While peers may read our
      * memory, always: their RMA reads wake the fd and complete nothing
      * here, and are served only by our reads of the CQ. */
-    if (trywait_held++ == 0 || ofi.exposed)
+    if (ofi.exposed || trywait_held++ == 0) /* not counted while
+                                exposed: it would overflow, nap_grown's
+                                shift go negative when exposure ends */
       return;
     /* They were there before the last read as well, and it got none:
      * an event the CQ read does not take.  tcp;ofi_rxm's connection
@@ -584,8 +586,8 @@ static void wait_fd(int ms)
     ppoll(pf, 2, &ts, NULL);
   } else {
     poll(pf, 2, parked && (ms < 0 || ms > 1) ? 1 : ms);
-    if (!parked)
-      fd_held = pf[0].revents & POLLIN ? fd_held + 1 : 0;
+    if (!parked) /* saturated: counted while exposed, ~1e6 times a s */
+      fd_held = pf[0].revents & POLLIN ? fd_held + (fd_held < 64) : 0;
   }
   if (pf[1].revents & POLLIN) {
     uint64_t v;
