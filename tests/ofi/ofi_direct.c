@@ -142,6 +142,8 @@ int main(void)
   ot_init(NULL, 120);
   const char *intr = getenv("OFI_DIRECT_INTERRUPT");
   const int interrupt = intr && strcmp(intr, "1") == 0;
+  const char *off = getenv("LAPI_OFI_DIRECT");
+  const int direct_off = off && strcmp(off, "0") == 0;
   if (!interrupt)
     OT_OK(LAPI_Senv(ot.h, INTERRUPT_SET, 0));
   OT_OK(LAPI_Addr_set(ot.h, (void *)hdr, 1));
@@ -195,8 +197,7 @@ int main(void)
     OT_CHECK(counted_runs == 0, "%d of %d handlers saw a polling waiter "
              "counted in polling mode", counted_runs,
              counted_runs + uncounted_runs);
-  else if (partner < ot.n && !(getenv("LAPI_OFI_DIRECT") &&
-                               strcmp(getenv("LAPI_OFI_DIRECT"), "0") == 0))
+  else if (partner < ot.n && !direct_off)
     OT_CHECK(counted_runs > 0, "no handler saw its waiter counted in "
              "interrupt mode (%d runs)", uncounted_runs);
   OT_OK(LAPI_Gfence(ot.h));
@@ -219,8 +220,7 @@ int main(void)
   pthread_mutex_lock(&ofi.lock);
   unsigned long long direct = ofi.st.direct;
   pthread_mutex_unlock(&ofi.lock);
-  const char *off = getenv("LAPI_OFI_DIRECT");
-  if (off && strcmp(off, "0") == 0)
+  if (direct_off)
     OT_CHECK(direct == 0, "%llu direct deliveries though turned off",
              direct);
   else if (partner < ot.n) /* the ping-pong: our wait reads each one */

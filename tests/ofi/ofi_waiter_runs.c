@@ -107,6 +107,10 @@ int main(void)
   tc._wait = oc._wait = 0x7fff;
   OT_OK(LAPI_Setcntr(ot.h, &tc, 0));
   OT_OK(LAPI_Setcntr(ot.h, &oc, 0));
+  /* Nobody sleeps on them: Setcntr cleared the garbage (the first
+   * sleeper's exit would clear it too, hiding one lost wake-up a run). */
+  OT_CHECK(tc._wait == 0 && oc._wait == 0, "Setcntr left _wait at %#x "
+           "and %#x", (unsigned)tc._wait, (unsigned)oc._wait);
   void **tcs = ot_addrs(&tc);
   OT_OK(LAPI_Gfence(ot.h));
 
