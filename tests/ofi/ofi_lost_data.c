@@ -41,6 +41,13 @@
  *     ends fail as in part 2.  With the mark of the first unanswered
  *     ask kept (before LOF7 numbered the asks) it stayed frozen below
  *     the lost chunk and both waits hung.
+ *  4. (OFI_LOST_DATA_OP=getdesc, instead of part 2) Task 1 gets from
+ *     task 0 with a description too long to ride in the GET (ctest's
+ *     small buffers): task 0, the GET's target, pulls it, and the first
+ *     DATA task 1 sends is lost (the hook).  Task 0 asks about its pulls
+ *     as a sink does; task 1's Waitcntr on the org_cntr returns an
+ *     error.  Without that ASK both waited (task 1's ASK GET is held by
+ *     the target) and hung.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +146,36 @@ static int owed_source(const unsigned char *mid, size_t len, void **cntrs)
   ofi.peers[1].owed--; /* the next ASK is answered */
   pthread_mutex_unlock(&ofi.lock);
   return LAPI_Waitcntr(ot.h, &cmpl, 1, NULL);
+}
+
+/* Part 4 at task 1: a Getv of GETV_N 8-byte pieces whose first DATA
+ * (the target's pull of the description) is lost. */
+#define GETV_N 4096
+static void getdesc_origin(unsigned char *remote)
+{
+  static void *t_info[GETV_N], *o_info[GETV_N];
+  static ulong lens[GETV_N];
+  static unsigned char dst[GETV_N * 8];
+  for (int i = 0; i < GETV_N; i++) {
+    t_info[i] = remote + 16 * i;
+    o_info[i] = dst + 8 * i;
+    lens[i] = 8;
+  }
+  lapi_vec_t tv = {LAPI_GEN_IOVECTOR, GETV_N, t_info, lens};
+  lapi_vec_t ov = {LAPI_GEN_IOVECTOR, GETV_N, o_info, lens};
+  lapi_cntr_t org;
+  LAPI_Setcntr(ot.h, &org, 0);
+  pthread_mutex_lock(&ofi.lock);
+  ofi_dropdata_at = 1;
+  pthread_mutex_unlock(&ofi.lock);
+  OT_OK(LAPI_Getv(ot.h, 0, &tv, &ov, NULL, &org));
+  int rc = LAPI_Waitcntr(ot.h, &org, 1, NULL);
+  OT_CHECK(rc != LAPI_SUCCESS, "Waitcntr on the org_cntr of a Getv whose "
+           "description was lost returned success");
+  pthread_mutex_lock(&ofi.lock);
+  int hook_left = ofi_dropdata_at;
+  pthread_mutex_unlock(&ofi.lock);
+  OT_CHECK(hook_left == 0, "the test hook dropped nothing");
 }
 
 /* Part 2 or 3 at the source: its wait failed, and the hook dropped. */
@@ -253,8 +290,14 @@ int main(void)
    * owing source dropped). */
   const char *op = getenv("OFI_LOST_DATA_OP");
   int owed = op && strcmp(op, "owed") == 0;
+  int getdesc = op && strcmp(op, "getdesc") == 0;
+  void **srcs = getdesc ? ot_addrs(src) : NULL;
   double t0 = ot_now_s(), waited = 0;
-  if (owed && ot.me == 0) {
+  if (getdesc && ot.me == 1) {
+    getdesc_origin(srcs[0]);
+  } else if (getdesc) {
+    /* the GET's target: its error handler names task 1 */
+  } else if (owed && ot.me == 0) {
     int rc = owed_source(mid, MID, cntrs);
     source_failed(rc);
   } else if (owed) {
@@ -285,6 +328,7 @@ int main(void)
   double term = ot_now_s() - t1;
   OT_CHECK(term < 4 * TIMEOUT_S, "LAPI_Term took %.1f s", term);
   free(cntrs);
+  free(srcs);
   int bad = __atomic_load_n(&ot.failures, __ATOMIC_SEQ_CST);
   printf("ofi_lost_data task %d of %d (failed after %.1f s, LAPI_Term "
          "%.1f s): %s\n", ot.me, ot.n, waited, term, bad ? "FAIL" : "PASS");

@@ -282,7 +282,8 @@ enum {
   OFI_ASK_RMW,      /* the asker's RMW: never held (answered at once) */
   OFI_ASK_NOFIN,    /* the asker's no-FIN message numbered id (its seq):
                        did it arrive?  (ofi_ack.c's window answers) */
-  OFI_ASK_DATA,     /* the asker is the sink id, pulling from its peer:
+  OFI_ASK_DATA,     /* the asker is the sink id (or the GET target id
+                       pulling the description), pulling from its peer:
                        UNKNOWN says every PULL before the ASK was
                        answered (never held) */
 };
@@ -477,9 +478,10 @@ struct ofi_xfer {
   int64_t watch_ms;          /* when the watchdog first saw it waiting,
                                 or last asked about it (ask_watch) */
   int asked;                 /* an ASK about it went to its peer */
-  uint32_t data_ask_no;      /* SINK: number of our newest ASK DATA */
-  uint64_t ask_issued;       /* SINK: issued when it left (0: answered
-                                or voided) */
+  uint32_t data_ask_no;      /* SINK, or a GET target pulling the
+                                description: our newest ASK DATA */
+  uint64_t ask_issued;       /* the same: issued when it left (0:
+                                answered or voided) */
 
   /* R_GET: the origin's destination. */
   const lapi_vec_t *org_dst;

@@ -63,14 +63,15 @@
  * GET's answer, or not sent yet). */
 static uint32_t awaited(const struct ofi_xfer *x)
 {
-  if (x->role == OFI_R_SINK)
+  /* Packed chunks pulled (RMA reads fail locally), by a sink or by a
+   * GET target pulling the description (the origin holds its GET: an
+   * ASK GET gets no answer while a DATA lost here is awaited). */
+  if (x->role == OFI_R_SINK || x->desc_phase)
     return !x->failed && (x->desc_phase || !x->use_rma) && x->inflight > 0
                ? OFI_ASK_DATA
-               : 0; /* packed chunks pulled (RMA reads fail locally) */
-  if (x->failed || x->desc_phase ||
-      (x->get_write && x->role == OFI_R_SOURCE))
-    return 0; /* failed; a GET target pulling the description (the
-                 origin holds no sink yet) or writing: its own work */
+               : 0;
+  if (x->failed || (x->get_write && x->role == OFI_R_SOURCE))
+    return 0; /* failed; a GET target writing: its own work */
   if (x->role == OFI_R_GET)
     return x->holds_credit ? OFI_ASK_GET : 0; /* else not launched */
   if (x->role == OFI_R_RMW)
@@ -166,8 +167,9 @@ void ofi_nofin_ask_watch(int64_t now, int64_t after_ms)
 static void data_unknown(const struct ofi_ask *a)
 {
   struct ofi_xfer *x = ofi_xfer_find(a->h.id);
-  if (x == NULL || x->peer != a->h.src || x->role != OFI_R_SINK ||
-      x->failed || a->ask_no != x->data_ask_no || x->ask_issued == 0) {
+  if (x == NULL || x->peer != a->h.src ||
+      (x->role != OFI_R_SINK && !x->desc_phase) || x->failed ||
+      a->ask_no != x->data_ask_no || x->ask_issued == 0) {
     /* ended meanwhile, never asked, an older ask (its mark is gone),
      * answered already or voided */
     ofi.st.stale_pkts++;

@@ -381,6 +381,10 @@ static void read_defaults(void)
     ofi.pull_batch = ofi.pull_window / 2 > 1 ? ofi.pull_window / 2 : 1;
   if (ofi.pull_batch > OFI_PULL_BATCH_MAX)
     ofi.pull_batch = OFI_PULL_BATCH_MAX;
+  /* More than the window never fits beside a PULL in flight: the sink
+   * would wait for the whole window to drain before each PULL. */
+  if (ofi.pull_batch > ofi.pull_window)
+    ofi.pull_batch = ofi.pull_window;
   if (ofi.rx_hold_max > ofi.nrecv / 2 || ofi.rx_hold_max < 0)
     ofi.rx_hold_max = ofi.nrecv / 2; /* the rest keep the CQ receiving */
   if (strcmp(ofi.prov, "shm") != 0)
