@@ -571,15 +571,18 @@
 ! external or module procedures (not internal ones).
 
       INTERFACE
+! Start a LAPI instance; INFO is a TYPE(LAPI_INFO_T) (H is set).
       SUBROUTINE LAPI_INIT(H, INFO, IE)
         IMPLICIT NONE
         INTEGER H, IE
         TYPE(*) INFO
       END SUBROUTINE LAPI_INIT
+! End the instance H (collective).
       SUBROUTINE LAPI_TERM(H, IE)
         IMPLICIT NONE
         INTEGER H, IE
       END SUBROUTINE LAPI_TERM
+! Read a setting or property QUERY (TASK_ID, NUM_TASKS ...).
       SUBROUTINE LAPI_QENV(H, QUERY, RET_VAL, IE)
         IMPLICIT NONE
         INTEGER H, QUERY, IE
@@ -587,10 +590,13 @@
 !DIR$ ATTRIBUTES NO_ARG_CHECK :: RET_VAL
         TYPE(*), DIMENSION(*) :: RET_VAL
       END SUBROUTINE LAPI_QENV
+! Change ERROR_CHK, TIMEOUT, INTERRUPT_SET or ACK_THRESHOLD.
       SUBROUTINE LAPI_SENV(H, QUERY, SET_VAL, IE)
         IMPLICIT NONE
         INTEGER H, QUERY, SET_VAL, IE
       END SUBROUTINE LAPI_SENV
+! Counters (TYPE(LAPI_CNTR_T)): set, read, wait until >= VAL and
+! subtract it (CUR gets the rest).
       SUBROUTINE LAPI_SETCNTR(H, CNTR, VAL, IE)
         IMPLICIT NONE
         INTEGER H, VAL, IE
@@ -606,25 +612,30 @@
         INTEGER H, VAL, CUR, IE
         TYPE(*) CNTR
       END SUBROUTINE LAPI_WAITCNTR
+! As LAPI_WAITCNTR, without polling (interrupt mode).
       SUBROUTINE LAPI_NOPOLL_WAIT(H, CNTR, VAL, CUR, IE)
         IMPLICIT NONE
         INTEGER H, VAL, CUR, IE
         TYPE(*) CNTR
       END SUBROUTINE LAPI_NOPOLL_WAIT
+! Set a counter and track which of NUM tasks DEST answered.
       SUBROUTINE LAPI_SETCNTR_WSTATUS(H, CNTR, NUM, DEST, STAT, IE)
         IMPLICIT NONE
         INTEGER H, NUM, DEST(*), STAT(*), IE
         TYPE(*) CNTR
       END SUBROUTINE LAPI_SETCNTR_WSTATUS
+! Make progress once (polling mode).
       SUBROUTINE LAPI_PROBE(H, IE)
         IMPLICIT NONE
         INTEGER H, IE
       END SUBROUTINE LAPI_PROBE
+! Make progress up to CNT times; INFO is a LAPI_MSG_INFO_T.
       SUBROUTINE LAPI_MSGPOLL(H, CNT, INFO, IE)
         IMPLICIT NONE
         INTEGER H, CNT, IE
         TYPE(*) INFO
       END SUBROUTINE LAPI_MSGPOLL
+! Copy L bytes from OA here to TA in task T.
       SUBROUTINE LAPI_PUT(H, T, L, TA, OA, TC, OC, CC, IE)
         IMPORT :: LAPI_ADDR_TYPE, LAPI_LONG_TYPE
         IMPLICIT NONE
@@ -636,6 +647,7 @@
         TYPE(*), DIMENSION(*) :: OA
         TYPE(*) OC, CC
       END SUBROUTINE LAPI_PUT
+! Copy L bytes from TA in task T to OA here.
       SUBROUTINE LAPI_GET(H, T, L, TA, OA, TC, OC, IE)
         IMPORT :: LAPI_ADDR_TYPE, LAPI_LONG_TYPE
         IMPLICIT NONE
@@ -647,6 +659,7 @@
         TYPE(*), DIMENSION(*) :: OA
         TYPE(*) OC
       END SUBROUTINE LAPI_GET
+! Vector put and get: OV here, TV (target addresses) in task T.
       SUBROUTINE LAPI_PUTV(H, T, TV, OV, TC, OC, CC, IE)
         IMPORT :: LAPI_ADDR_TYPE
         IMPLICIT NONE
@@ -684,24 +697,29 @@
         TYPE(*), DIMENSION(*) :: IN_VAL
         TYPE(*) PREV, OC
       END SUBROUTINE LAPI_RMW64
+! Wait until this task's operations on H completed at their targets.
       SUBROUTINE LAPI_FENCE(H, IE)
         IMPLICIT NONE
         INTEGER H, IE
       END SUBROUTINE LAPI_FENCE
+! Barrier of all tasks plus a fence (collective).
       SUBROUTINE LAPI_GFENCE(H, IE)
         IMPLICIT NONE
         INTEGER H, IE
       END SUBROUTINE LAPI_GFENCE
+! Read the address registered under index IDX (LAPI_ADDR_SET).
       SUBROUTINE LAPI_ADDR_GET(H, ADDR, IDX, IE)
         IMPORT :: LAPI_ADDR_TYPE
         IMPLICIT NONE
         INTEGER H, IDX, IE
         INTEGER(KIND=LAPI_ADDR_TYPE) ADDR
       END SUBROUTINE LAPI_ADDR_GET
+! Cancel the messages to task DEST and refuse new ones.
       SUBROUTINE LAPI_PURGE_TOTASK(H, DEST, IE)
         IMPLICIT NONE
         INTEGER H, DEST, IE
       END SUBROUTINE LAPI_PURGE_TOTASK
+! Accept messages to task DEST again.
       SUBROUTINE LAPI_RESUME_TOTASK(H, DEST, IE)
         IMPLICIT NONE
         INTEGER H, DEST, IE
@@ -713,6 +731,7 @@
         INTEGER H, IE
         TYPE(*) CMD
       END SUBROUTINE LAPI_XFER
+! Utility command (LAPI_GET_THREAD_FUNC).
       SUBROUTINE LAPI_UTIL(H, CMD, IE)
         IMPLICIT NONE
         INTEGER H, IE
@@ -727,6 +746,7 @@
 ! or LAPI_ADDR_NULL.  (A handler of another result type matches no
 ! specific procedure of the generic name: the compiler says so.)
       INTERFACE LAPI_AMSEND
+! Active message: header handler HH at task T, then DL bytes of UD.
       SUBROUTINE LAPI_AMSEND(H, T, HH, UH, UL, UD, DL, TC, OC, CC, IE)
         IMPORT :: LAPI_ADDR_TYPE, LAPI_LONG_TYPE
         IMPLICIT NONE
@@ -754,6 +774,7 @@
       END INTERFACE LAPI_AMSEND
 
       INTERFACE LAPI_AMSENDV
+! Vector active message: HH returns the target vector for OV.
       SUBROUTINE LAPI_AMSENDV(H, T, HH, UH, UL, OV, TC, OC, CC, IE)
         IMPORT :: LAPI_ADDR_TYPE
         IMPLICIT NONE

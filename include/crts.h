@@ -62,6 +62,8 @@ typedef volatile int crts_rply_t;
 #define LDM_TO_MEM 1
 
 /* --------------------------------------------------------- MPE: athread */
+/* Each athread_X without the CRTS_ prefix is the old-API spelling of
+ * CRTS_athread_X (CRTS_init: athread_init), with the same behaviour. */
 
 /** Initialise the runtime; required before any other MPE or CPE call. */
 int CRTS_init(void);
@@ -115,11 +117,13 @@ void CRTS_sync_master_array(void);
 int CRTS_mutex_lock_node(void);
 /** 0 if taken, non-zero (1) if the node lock is held elsewhere. */
 int CRTS_mutex_trylock_node(void);
+/** Release the node lock (held by this process). */
 int CRTS_mutex_unlock_node(void);
 /** Lock on a user word (zero = free); in shared memory it locks across processes. */
 int CRTS_mutex_lock(volatile int64_t *lock);
 /** 0 if taken, 1 if held elsewhere, -1 on a NULL or misaligned word. */
 int CRTS_mutex_trylock(volatile int64_t *lock);
+/** Release a lock taken with CRTS_mutex_lock or CRTS_mutex_trylock. */
 int CRTS_mutex_unlock(volatile int64_t *lock);
 
 /** The MPE cycle counter. */
@@ -177,29 +181,42 @@ char CRTS_smng_get_cgn(void);
 char CRTS_smng_get_spcn(void);
 
 /* ------------------------------------------------------------ CPE: ssync */
+/*
+ * Barriers of CPEs of the spawned group.  Each synchronises the caller
+ * with the CPEs of its own set, named by the suffix: 2spe, 8spe, 16spe,
+ * 32spe are tid/N equal; 1spc, 2spc, 4spc, 8spc that many 2x2 clusters;
+ * row and col the caller's row or column.  Every present member of the
+ * set must call the same one.
+ */
 
 /** Pairwise barrier: CPEs a and b call CRTS_ssync_peer(b) and (a). */
 void CRTS_ssync_peer(int tid);
 void CRTS_ssync_2spe(void);      /**< tid/2 equal */
 void CRTS_ssync_1spc(void);      /**< one 2x2 cluster */
 void CRTS_ssync_8spe(void);      /**< tid/8 equal (a row) */
-void CRTS_ssync_row(void);
+void CRTS_ssync_row(void);      /**< the caller's row */
 void CRTS_ssync_col(void);       /**< tid%8 equal (a column) */
 void CRTS_ssync_col_left(void);  /**< one column (tid%8 equal) of cid < 4 */
 void CRTS_ssync_col_right(void); /**< one column (tid%8 equal) of cid > 3 */
 void CRTS_ssync_2spc(void);      /**< two clusters */
 void CRTS_ssync_16spe(void);     /**< tid/16 equal */
-void CRTS_ssync_4spc(void);
+void CRTS_ssync_4spc(void);     /**< four clusters (tid/16 equal) */
 void CRTS_ssync_32spe(void);     /**< tid/32 equal */
-void CRTS_ssync_8spc(void);
+void CRTS_ssync_8spc(void);     /**< eight clusters (tid/32 equal) */
 void CRTS_ssync_array(void);     /**< every spawned CPE */
 void CRTS_ssync_sldm(void);      /**< CPEs that share LDM (a cluster) */
-void CRTS_ssync_master_spe(void);
-void CRTS_ssync_master_array(void);
+void CRTS_ssync_master_spe(void);   /**< this CPE's side of CRTS_sync_master_spe */
+void CRTS_ssync_master_array(void); /**< the CPEs' side of CRTS_sync_master_array */
 void CRTS_ssync_node(void);      /**< every CPE of the job on this host */
 
 /* ----------------------------------------------------------- CPE: smutex */
-
+/*
+ * Locks of a set of CPEs, one lock per set, the sets named as the ssync
+ * barriers' (2spe ... array; node: every CPE of the job on this host).
+ * lock blocks until the calling CPE holds its set's lock, unlock releases
+ * it; 0 on success, non-zero (reported) on misuse: a call on the MPE,
+ * locking a lock this CPE holds, unlocking one it does not hold.
+ */
 int CRTS_smutex_lock_2spe(void);
 int CRTS_smutex_unlock_2spe(void);
 int CRTS_smutex_lock_1spc(void);
@@ -231,6 +248,7 @@ int CRTS_smutex_unlock_node(void);
 void *CRTS_get_free_addr(void);
 /** Bytes left in the caller's LDM heap; -1 off a CPE. */
 int CRTS_pldm_get_free_size(void);
+/* Below, the names without CRTS_pldm_ are the old API's spellings. */
 int get_allocatable_size(void);
 /** Allocate from the caller's LDM heap; NULL when it does not fit. */
 void *CRTS_pldm_malloc(size_t size);
@@ -249,7 +267,12 @@ void ldm_free_all(void);
 /*
  * dst first, as memcpy.  Addresses and len must be multiples of 4.  With a
  * stride, main memory holds blocks of bsize bytes separated by gaps of
- * stride bytes (stride 0 = contiguous); the LDM side is contiguous.
+ * stride bytes (stride 0 = contiguous); the LDM side is contiguous.  get
+ * moves main memory into the caller's LDM, put the LDM into main memory;
+ * the blocking forms return when the data is in place, the i forms add 1
+ * to the caller's reply word *rply once it is (wait with
+ * CRTS_dma_wait_value).  Row and column broadcasts reach the CPEs of the
+ * caller's row or column.
  */
 int CRTS_dma_get(void *dst, void *src, int len);
 int CRTS_dma_get_stride(void *dst, void *src, int len, int bsize, int stride);
@@ -285,11 +308,24 @@ int CRTS_dma_col_bcast_stride_coll(void *dst, void *src, int len, int bsize,
 int CRTS_memcpy_sldm(void *dst, void *src, int len, int direction);
 /** Wait until *rply >= value. */
 int CRTS_dma_wait_value(crts_rply_t *rply, int value);
+/** Fences: the caller's DMAs issued so far are complete (all: every kind). */
 int CRTS_dma_barrier(void);
 int CRTS_dma_all_barrier(void);
 
 /* -------------------------------------------------------------- CPE: rma */
-
+/*
+ * LDM to LDM between CPEs of the spawned group.  l_addr is in the caller's
+ * LDM; r_addr and r_rply name the same LDM location on r_tid (pass the
+ * address of one's own __thread_local variable).  put: r_rply on r_tid
+ * rises by 1 once the data landed there; get: r_rply on r_tid rises once
+ * its data was taken.  The i forms also add 1 to the caller's l_rply (put:
+ * the buffer may be reused; get: the data is in l_addr).  bcast reaches
+ * every CPE of the group, row_ and col_ the caller's row or column, mcast
+ * the rows or columns whose bit is set in mask; the sender's own dst
+ * receives too.  The _coll forms are collective: every CPE of the scope
+ * calls with the same root (a tid, or a column or row number).  A NULL
+ * reply word means no reply.
+ */
 int CRTS_rma_get(void *l_addr, int len, int r_tid, void *r_addr,
                  crts_rply_t *r_rply);
 int CRTS_rma_iget(void *l_addr, crts_rply_t *l_rply, int len, int r_tid,
@@ -322,6 +358,7 @@ int CRTS_rma_col_imcast(void *dst, void *src, int len, crts_rply_t *l_rply,
 int CRTS_sldm_get(void *dst, void *src, int len);
 /** Wait until *rply >= value. */
 int CRTS_rma_wait_value(crts_rply_t *rply, int value);
+/** Fences: the caller's RMAs issued so far are complete (all: every kind). */
 int CRTS_rma_barrier(void);
 int CRTS_rma_all_barrier(void);
 
@@ -338,23 +375,37 @@ unsigned long CRTS_stime_cycle(void);
 
 /** CPE cache size in bytes: 0, 32768 or 131072 (CRTS_SCACHE_SIZE). */
 long CRTS_scache_get_size(void);
-long get_slave_cache_size(void);
+long get_slave_cache_size(void); /**< old-API spelling */
+/** Evict [start, end) from the CPE cache: later reads see main memory. */
 void CRTS_scache_evict(void *start, void *end);
-void evict_slave_cache_cont(void *start, void *end);
+void evict_slave_cache_cont(void *start, void *end); /**< old-API spelling */
+/** Write the whole CPE cache back: others then see this CPE's writes. */
 void CRTS_scache_flush_all(void);
-void flush_slave_cache(void);
+void flush_slave_cache(void); /**< old-API spelling */
 
 /* ------------------------------------------------------------- CPE: ptab */
 
 /** 16 lanes of 32-bit unsigned integers (a 512-bit SIMD register). */
 typedef struct { unsigned int v[16]; } uintv16;
 
+/*
+ * Parallel tables: 16 copies of a table of 4-byte elements interleaved in
+ * LDM (ptable[16 * k + i] is element k of copy i), so that 16 lanes look
+ * up at once.  The copy calls fill ptable and return its parallel address
+ * (lane i: the LDM address of copy i); lookup and write take that address
+ * and one byte offset per lane.  A bad table returns all lanes 0xffffffff.
+ */
+/** The parallel address of a table already laid out at ptable. */
 uintv16 CRTS_get_ptab_addr(unsigned int *ptable);
+/** Fill ptable from num (1..16) tables of unit elements (copy i: i % num). */
 uintv16 CRTS_ptab_cpy(unsigned int *orig_table_addr[16], int unit, int num,
                       unsigned int *ptable);
+/** Fill ptable with 16 copies of one table of unit elements. */
 uintv16 CRTS_ptab_cpy16(unsigned int *orig_table_addr, int unit,
                         unsigned int *ptable);
+/** Lane i reads the element at offset voffset.v[i] of copy vbase_addr.v[i]. */
 uintv16 CRTS_ptab_lookup(uintv16 voffset, uintv16 vbase_addr);
+/** Lane i writes value.v[i] there. */
 void CRTS_ptab_write(uintv16 voffset, uintv16 vbase_addr, uintv16 value);
 /** Build a uintv16 from 16 lane values (lane 0 first). */
 uintv16 simd_set_uintv16(unsigned int a0, unsigned int a1, unsigned int a2,
@@ -377,6 +428,7 @@ enum crts_redu_type {
 
 /** All-to-all over the spawned CPEs: unit i of src goes to CPE i. */
 int CRTS_scoll_alltoall(void *src_addr, void *dest_addr, int units_size);
+/** As CRTS_scoll_alltoall within src_addr, through buf (buf_item units). */
 int CRTS_scoll_alltoall_inplace(void *src_addr, int units_size, void *buf,
                                 int buf_item);
 /** Allreduce of units elements of dtype with optype over the spawned CPEs. */

@@ -57,6 +57,24 @@ static void end_job(struct lr_job *j, int sig)
   }
 }
 
+/* A CG started through --host-cmd may have failed in the command prefix
+ * rather than in the program: say how to tell for the codes that usually
+ * mean so (ssh's 255, a shell's 126/127 for a program it cannot run). */
+static void host_cmd_hint(const struct lr_cg *c, int code)
+{
+  if (c->host_cmd == NULL)
+    return;
+  if (code == 255)
+    fprintf(stderr, "lapirun: rank %d ran through --host-cmd '%s': 255 is "
+            "also ssh's code when it cannot connect or log in; try `%s "
+            "true` by hand\n", c->rank, c->host_cmd, c->host_cmd);
+  else if (code == 126 || code == 127)
+    fprintf(stderr, "lapirun: rank %d ran through --host-cmd '%s': %d is "
+            "a shell's code for a program it cannot find or run there; "
+            "give the program's absolute path, the same on every host\n",
+            c->rank, c->host_cmd, code);
+}
+
 static void reap(struct lr_job *j)
 {
   for (;;) {
@@ -100,6 +118,8 @@ static void reap(struct lr_job *j)
       else
         fprintf(stderr, "lapirun: rank %d (pid %ld) exited with code %d%s\n",
                 r, (long)pid, code, j->running ? ": ending the job" : "");
+      if (!WIFSIGNALED(st))
+        host_cmd_hint(c, code);
       if (j->status < 0)
         j->status = code;
       end_job(j, SIGTERM);
