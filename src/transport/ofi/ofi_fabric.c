@@ -273,8 +273,9 @@ static int provider_up(struct lapi_boot *b)
   if (ofi.info == NULL) {
     LAPI_LOG(LAPI_LOG_ASYNC, "ofi: no libfabric provider \"%s\" gives a "
              "reliable datagram (FI_EP_RDM) endpoint here: check `fi_info "
-             "-t FI_EP_RDM` and set LAPI_PROVIDER (shm, tcp;ofi_rxm, "
-             "udp;ofi_rxd, sockets, net)", prov ? prov : dflt);
+             "-t FI_EP_RDM` and choose one with lapirun's --provider or "
+             "LAPI_PROVIDER (shm, tcp;ofi_rxm, udp;ofi_rxd, sockets, net)",
+             prov ? prov : dflt);
     return LAPI_ERR_NO_CONNECTIVITY;
   }
   struct fi_info *i = ofi.info;
