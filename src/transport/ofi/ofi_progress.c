@@ -892,13 +892,18 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
      * this thread's next send (after its post, off the path of a reply:
      * a CQ read on tcp is a system call) or its next wait, which polls
      * anyway; at the latest the progress thread, parked for 1 ms at a
-     * time while we polled and on the fd from now on, finds it.  Without
-     * one (shm) read now: an interrupt-mode wait does not wake the
-     * progress thread into 1 ms slices (ofi_tp_tight's start), which may
-     * sleep IDLE_MS, and its thread need not call LAPI again (a Put that
-     * came right after the one waited for was seen 1 s late; owed, the
-     * pass saved about 160 ns of a ping-pong). */
-    if (ofi.wait_fd >= 0)
+     * time while we polled and on the fd from now on, finds it.  So
+     * without a bell either (tcp with LAPI_OFI_WAIT_FD=0): nothing rings
+     * that progress thread for any arrival, it naps (1 ms slices while
+     * we polled, at most NAP_IDLE_US), and a read now cost the reply a
+     * poll() of the sockets (8-byte ping-pong in interrupt mode 6.2 ->
+     * 4.8 us, docs/PERFORMANCE.md, "Interrupt mode over tcp, session
+     * 13").  With a bell (shm) read now: an interrupt-mode wait does
+     * not wake the progress thread into 1 ms slices (ofi_tp_tight's
+     * start), which may sleep IDLE_MS, and its thread need not call
+     * LAPI again (a Put that came right after the one waited for was
+     * seen 1 s late; owed, the pass saved about 160 ns of a ping-pong). */
+    if (ofi.wait_fd >= 0 || !ofi_bell_on())
       pass_owed = 1;
     else
       progress_pass();
