@@ -901,12 +901,13 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
      * we polled, at most NAP_IDLE_US), and a read now cost the reply a
      * poll() of the sockets (8-byte ping-pong in interrupt mode 5.8 ->
      * 4.9 us, docs/PERFORMANCE.md, "Interrupt mode over tcp, session
-     * 13").  With a bell (shm) too: every start, of either mode, woke
-     * the progress thread into its 1 ms slices if it slept longer
-     * (until f21ff82 an interrupt-mode start did not, and a Put that
-     * came right after the one waited for was seen 1 s late); the read
-     * now cost the reply ~160 ns.  Only a wait that gave up, whose
-     * thread sleeps next, reads now on shm. */
+     * 13").  With a bell (shm) too: every start, of either mode, wakes
+     * the progress thread into its 1 ms slices if it sleeps longer (an
+     * interrupt-mode start did not before session 13, and with the
+     * pass owed a Put that came right after the one waited for was
+     * seen 1 s late: f21ff82); the read now cost the reply ~160 ns.
+     * Only a wait that gave up, whose thread sleeps next, reads now on
+     * shm. */
     if (ofi.wait_fd >= 0 || !ofi_bell_on() || on != LAPI_TIGHT_SLEEP)
       pass_owed = 1;
     else
