@@ -29,9 +29,12 @@
 
 struct ofi_bellpage {
   int seq;      /* futex word (shared, not private) */
-  int sleeping; /* the owner's progress thread sleeps on seq */
+  int sleeping; /* the owner's progress thread sleeps on seq (a slice of
+                   1 ms: SLEEP_SLICE, longer: SLEEP_LONG) */
   int polled;   /* threads of the owner read its CQ in a tight loop */
 };
+#define SLEEP_SLICE 1
+#define SLEEP_LONG 2
 
 static struct ofi_bellpage **pages; /* [ntasks], ours included */
 static char my_name[128];
@@ -169,11 +172,16 @@ void ofi_bell_polled_soon(void)
 #endif
 }
 
-/* Wake our progress thread if it sleeps, polled or not: a thread that
- * starts to poll wants it in short slices (ofi_tp_tight). */
+/* Wake our progress thread if it sleeps longer than a slice, polled or
+ * not: a thread that starts to poll wants it in 1 ms slices
+ * (ofi_tp_tight).  One already in a slice is left alone: a system call
+ * less at every start of an interrupt-mode wait.  The sleeper chose the
+ * length under ofi.lock, and the starter counted itself under it. */
 void ofi_bell_wake_self(void)
 {
-  wake_sleeper(pages ? pages[ofi.me] : NULL);
+  struct ofi_bellpage *p = pages ? pages[ofi.me] : NULL;
+  if (p && __atomic_load_n(&p->sleeping, __ATOMIC_SEQ_CST) == SLEEP_LONG)
+    wake_sleeper(p);
 }
 
 /* Our own bell (senders of this process waking the progress thread). */
@@ -189,7 +197,8 @@ void ofi_bell_sleep(int ms, int (*poll)(void))
 {
   struct ofi_bellpage *p = pages[ofi.me];
   int seen = __atomic_load_n(&p->seq, __ATOMIC_SEQ_CST);
-  __atomic_store_n(&p->sleeping, 1, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&p->sleeping, ms == 1 ? SLEEP_SLICE : SLEEP_LONG,
+                   __ATOMIC_SEQ_CST);
   if (poll() == 0) {
     pthread_mutex_unlock(&ofi.lock);
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};

@@ -430,9 +430,10 @@ static int fab_fail(const char *what, int rc)
 }
 
 /* A CQ wait fd lets the progress thread sleep until a packet comes, but
- * costs every message two system calls (the provider signals the fd as
- * it queues the completion and clears it as the CQ empties; measured
- * over tcp;ofi_rxm: 8-byte ping-pong 5.76 -> 5.06 us without).  A job
+ * tcp;ofi_rxm then runs its progress in every CQ read through epoll
+ * (epoll_wait, and the kernel's epoll callbacks on each arrival) instead
+ * of poll(): 8-byte ping-pong 5.76 -> 5.06 us without, in either mode
+ * (docs/PERFORMANCE.md, "Interrupt mode over tcp, session 13").  A job
  * that starts in polling mode (LAPI_INTERRUPT=0 or LAPI_INTERRUPT_OFF)
  * runs its handlers in its own LAPI calls anyway: its progress thread
  * naps instead (50 us to 1 ms while transfers are in flight, 20 ms

@@ -831,6 +831,7 @@ void ofi_owed_pass(void)
 
 int ofi_tp_tight(struct lapi_hndl *h, int on)
 {
+  (void)h; /* both modes alike */
   if (on == LAPI_TIGHT_START) {
     if (!__atomic_load_n(&ofi.up, __ATOMIC_ACQUIRE))
       return 0;
@@ -865,8 +866,10 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
     }
     pthread_mutex_unlock(&ofi.lock);
     /* The progress thread may sleep long (nobody rings it now): wake it
-     * into its 1 ms slices, which end a registration left behind. */
-    if (ok && ofi.wait_fd < 0 && !lapi_hndl_mpe_served(h))
+     * into its 1 ms slices, which end a registration left behind and
+     * find what came as an interrupt-mode wait stopped (its pass is
+     * owed, below).  Not if it is in a slice already. */
+    if (ok && ofi.wait_fd < 0)
       ofi_bell_wake_self();
     return ok;
   }
@@ -892,13 +895,20 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
      * this thread's next send (after its post, off the path of a reply:
      * a CQ read on tcp is a system call) or its next wait, which polls
      * anyway; at the latest the progress thread, parked for 1 ms at a
-     * time while we polled and on the fd from now on, finds it.  Without
-     * one (shm) read now: an interrupt-mode wait does not wake the
-     * progress thread into 1 ms slices (ofi_tp_tight's start), which may
-     * sleep IDLE_MS, and its thread need not call LAPI again (a Put that
-     * came right after the one waited for was seen 1 s late; owed, the
-     * pass saved about 160 ns of a ping-pong). */
-    if (ofi.wait_fd >= 0)
+     * time while we polled and on the fd from now on, finds it.  So
+     * without a bell either (tcp with LAPI_OFI_WAIT_FD=0): nothing rings
+     * that progress thread for any arrival, it naps (1 ms slices while
+     * we polled, at most NAP_IDLE_US), and a read now cost the reply a
+     * poll() of the sockets (8-byte ping-pong in interrupt mode 5.8 ->
+     * 4.9 us, docs/PERFORMANCE.md, "Interrupt mode over tcp, session
+     * 13").  With a bell (shm) too: every start, of either mode, wakes
+     * the progress thread into its 1 ms slices if it sleeps longer (an
+     * interrupt-mode start did not before session 13, and with the
+     * pass owed a Put that came right after the one waited for was
+     * seen 1 s late: f21ff82); the read now cost the reply ~160 ns.
+     * Only a wait that gave up, whose thread sleeps next, reads now on
+     * shm. */
+    if (ofi.wait_fd >= 0 || !ofi_bell_on() || on != LAPI_TIGHT_SLEEP)
       pass_owed = 1;
     else
       progress_pass();
