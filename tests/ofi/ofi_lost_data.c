@@ -77,11 +77,17 @@ static void owed_flag_path(char *path, size_t len)
   snprintf(path, len, "/tmp/ofi_lost_data.%d.asked", (int)getppid());
 }
 
+/* Part 3's bound on each side's wait for the other: the PULLs go out
+ * and the ask is made within ms of the Amsend, so a few TIMEOUTs mean it
+ * will not happen (an RTS never sent, a sink that never pulled). */
+#define OWED_WAIT_S (4 * TIMEOUT_S)
+
 /* Task 1, part 3: once its first PULLs stand (task 0 holds its lock:
  * none answered), asks task 0 at once and signs to it. */
 static void owed_sink_ask(void)
 {
   struct ofi_xfer *x = NULL;
+  double until = ot_now_s() + OWED_WAIT_S;
   while (x == NULL) {
     pthread_mutex_lock(&ofi.lock);
     for (uint32_t s = 0; s < ofi.xcap && x == NULL; s++) {
@@ -92,6 +98,13 @@ static void owed_sink_ask(void)
     }
     if (x == NULL) {
       pthread_mutex_unlock(&ofi.lock);
+      if (ot_now_s() > until) {
+        /* no sign: task 0 gives up waiting for it (OWED_WAIT_S) too */
+        OT_CHECK(x != NULL, "part 3: no pulled transfer from task 0 with "
+                 "PULLs out within %d s of the Amsend (no RTS came, or "
+                 "nothing was pulled): nothing asked", OWED_WAIT_S);
+        return;
+      }
       usleep(100);
     }
   }
@@ -128,12 +141,17 @@ static int owed_source(const unsigned char *mid, size_t len, void **cntrs)
   OT_OK(LAPI_Amsend(ot.h, 1, (void *)1, NULL, 0, (void *)mid, len,
                     cntrs[1], &org, &cmpl));
   pthread_mutex_lock(&ofi.lock); /* no PULL answered until task 1 asked */
-  while (access(path, F_OK) != 0)
-    usleep(1000); /* (the alarm of ot_init bounds it) */
+  double until = ot_now_s() + OWED_WAIT_S + 2; /* the sink's bound, and
+                                                  then some */
+  int sign_seen = 0;
+  while (!(sign_seen = access(path, F_OK) == 0) && ot_now_s() < until)
+    usleep(1000);
   pthread_mutex_unlock(&ofi.lock);
+  OT_CHECK(sign_seen, "part 3: task 1 did not sign within %d s that it "
+           "asked about its PULLs (%s)", OWED_WAIT_S + 2, path);
   unlink(path);
   uint64_t owed_asks = owed0;
-  double until = ot_now_s() + 4 * TIMEOUT_S;
+  until = ot_now_s() + 4 * TIMEOUT_S;
   while (owed_asks == owed0 && ot_now_s() < until) {
     usleep(1000); /* the ASK comes and is dropped */
     pthread_mutex_lock(&ofi.lock);
