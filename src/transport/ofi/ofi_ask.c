@@ -41,9 +41,9 @@
  * the UNKNOWN behind them (asks_owed, ofi_owe_data_unknown): it leaves
  * once everything owed ahead of it has, never before.  Until then the
  * sink may ask again with a new number and mark (the older owed UNKNOWN
- * is voided), so a DATA lost after that is still found.  A chunk asked again in a packet (ofi_ref_land) or a new
- * stream (the description's end) voids the pending ask (ask_issued 0:
- * its UNKNOWN is stale).
+ * is voided), so a DATA lost after that is still found.  A chunk asked
+ * again in a packet (ofi_ref_land) or a new stream (the description's
+ * end) voids the pending ask (ask_issued 0: its UNKNOWN is stale).
  *
  * A no-FIN message (ofi_ack.c) has no FIN to ask about: the peer's
  * oldest unacknowledged one is asked about by number (OFI_ASK_NOFIN),

@@ -274,7 +274,7 @@ void ofi_owe_data_unknown(uint peer, const struct ofi_ask *u)
 {
   for (struct ofi_owed *o = ofi.owed_head; o; o = o->next)
     if (o->kind == OWED_UNKNOWN && o->peer == peer && o->xid == u->h.id)
-      o->kind = 0; /* done as nothing (still counted in owed until) */
+      o->kind = 0; /* its turn does nothing (counted owed till then) */
   owe(OWED_UNKNOWN, peer, u, sizeof *u, u->h.id);
 }
 
