@@ -834,9 +834,10 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
   if (on == LAPI_TIGHT_START) {
     if (!__atomic_load_n(&ofi.up, __ATOMIC_ACQUIRE))
       return 0;
-    unsigned gen = __atomic_load_n(&ofi.gen, __ATOMIC_ACQUIRE);
+    /* ofi.gen is read only where it decides (an interrupt-mode START
+     * takes the lock below, which reads it there) */
     if (tight_thread) {
-      if (tight_gen == gen)
+      if (tight_gen == __atomic_load_n(&ofi.gen, __ATOMIC_ACQUIRE))
         return 1;
       /* We polled across LAPI_Term and LAPI_Init: our registration is
        * of a life gone by and counted nowhere now (peers would ring, the
@@ -851,10 +852,11 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
           __atomic_compare_exchange_n(&ls->word, &w,
                                       w & ~(uint64_t)LINGER_LEFT, 0,
                                       __ATOMIC_ACQ_REL, __ATOMIC_RELAXED) &&
-          __atomic_load_n(&ls->gen, __ATOMIC_RELAXED) == gen) {
+          __atomic_load_n(&ls->gen, __ATOMIC_RELAXED) ==
+              __atomic_load_n(&ofi.gen, __ATOMIC_ACQUIRE)) {
         /* adopted: the registration never lapsed, nothing went unread */
         tight_thread = 1;
-        tight_gen = gen;
+        tight_gen = __atomic_load_n(&ls->gen, __ATOMIC_RELAXED);
         return 1;
       }
       /* (one left in a life gone by, taken back just now, counted
