@@ -29,7 +29,8 @@
  *     ASK both waits hung (the alarm of ot_init fails the test).
  *  3. (OFI_LOST_DATA_OP=owed, instead of part 2) The first ASK DATA
  *     comes to a source that owes the sink a packet (task 0 counts one
- *     owed to task 1 by hand) and is dropped unanswered (asks_owed); a
+ *     owed to task 1 by hand) and is not answered at once (asks_owed;
+ *     its UNKNOWN is owed behind the owed packets); a
  *     DATA after it, the transfer's last, is lost (the hook).  Task 0
  *     holds its lock from just after the Amsend until task 1, holding
  *     its own once it sees PULLs out, has asked (a file in /tmp says
@@ -48,6 +49,22 @@
  *     as a sink does; task 1's Waitcntr on the org_cntr returns an
  *     error.  Without that ASK both waited (task 1's ASK GET is held by
  *     the target) and hung.
+ *  5. (OFI_LOST_DATA_OP=owing, instead of part 2) As part 2, but task 0
+ *     owes task 1 a packet all along (counted by hand) until an
+ *     UNKNOWN has answered an ASK DATA that found it owing.  That
+ *     UNKNOWN is owed behind everything owed to the sink and sent once
+ *     that has left (here at once: nothing real is owed).  Until
+ *     session 13 every such ASK was dropped (the sink asked again each
+ *     interval, and nothing was ever answered while the source owed):
+ *     task 0 fails its check after 6 TIMEOUTs.
+ *  6. (OFI_LOST_DATA_OP=owedfirst, instead of part 2) Nothing lost, but
+ *     task 0 owes every packet (every buffer allocation fails, the
+ *     LAPI_OFI_TEST_NOMEM hook by hand) from just after its Amsend until
+ *     task 1, which asks as soon as it sees PULLs out (as in part 3),
+ *     has asked: the DATA answering those PULLs are owed when the ASK
+ *     comes, and so is its UNKNOWN, behind them.  The message must
+ *     complete with no error handler run: an UNKNOWN that overtook the
+ *     DATA would fail a live source.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -77,11 +94,18 @@ static void owed_flag_path(char *path, size_t len)
   snprintf(path, len, "/tmp/ofi_lost_data.%d.asked", (int)getppid());
 }
 
-/* Task 1, part 3: once its first PULLs stand (task 0 holds its lock:
- * none answered), asks task 0 at once and signs to it. */
-static void owed_sink_ask(void)
+/* Part 3's bound on each side's wait for the other: the PULLs go out
+ * and the ask is made within ms of the Amsend, so a few TIMEOUTs mean it
+ * will not happen (an RTS never sent, a sink that never pulled). */
+#define OWED_WAIT_S (4 * TIMEOUT_S)
+
+/* Task 1, part 3 (and 6, sign 0): once its first PULLs stand (task 0
+ * holds its lock, or owes every answer: none answered), asks task 0 at
+ * once and signs to it. */
+static void owed_sink_ask(int sign)
 {
   struct ofi_xfer *x = NULL;
+  double until = ot_now_s() + OWED_WAIT_S;
   while (x == NULL) {
     pthread_mutex_lock(&ofi.lock);
     for (uint32_t s = 0; s < ofi.xcap && x == NULL; s++) {
@@ -92,6 +116,13 @@ static void owed_sink_ask(void)
     }
     if (x == NULL) {
       pthread_mutex_unlock(&ofi.lock);
+      if (ot_now_s() > until) {
+        /* no sign: task 0 gives up waiting for it (OWED_WAIT_S) too */
+        OT_CHECK(x != NULL, "part 3: no pulled transfer from task 0 with "
+                 "PULLs out within %d s of the Amsend (no RTS came, or "
+                 "nothing was pulled): nothing asked", OWED_WAIT_S);
+        return;
+      }
       usleep(100);
     }
   }
@@ -104,6 +135,8 @@ static void owed_sink_ask(void)
   uint32_t asked = x->data_ask_no;
   pthread_mutex_unlock(&ofi.lock);
   OT_CHECK(asked == 1, "part 3: ask number %u, want 1", (unsigned)asked);
+  if (!sign)
+    return;
   char path[96];
   owed_flag_path(path, sizeof path);
   FILE *f = fopen(path, "w");
@@ -128,12 +161,17 @@ static int owed_source(const unsigned char *mid, size_t len, void **cntrs)
   OT_OK(LAPI_Amsend(ot.h, 1, (void *)1, NULL, 0, (void *)mid, len,
                     cntrs[1], &org, &cmpl));
   pthread_mutex_lock(&ofi.lock); /* no PULL answered until task 1 asked */
-  while (access(path, F_OK) != 0)
-    usleep(1000); /* (the alarm of ot_init bounds it) */
+  double until = ot_now_s() + OWED_WAIT_S + 2; /* the sink's bound, and
+                                                  then some */
+  int sign_seen = 0;
+  while (!(sign_seen = access(path, F_OK) == 0) && ot_now_s() < until)
+    usleep(1000);
   pthread_mutex_unlock(&ofi.lock);
+  OT_CHECK(sign_seen, "part 3: task 1 did not sign within %d s that it "
+           "asked about its PULLs (%s)", OWED_WAIT_S + 2, path);
   unlink(path);
   uint64_t owed_asks = owed0;
-  double until = ot_now_s() + 4 * TIMEOUT_S;
+  until = ot_now_s() + 4 * TIMEOUT_S;
   while (owed_asks == owed0 && ot_now_s() < until) {
     usleep(1000); /* the ASK comes and is dropped */
     pthread_mutex_lock(&ofi.lock);
@@ -146,6 +184,84 @@ static int owed_source(const unsigned char *mid, size_t len, void **cntrs)
   ofi.peers[1].owed--; /* the next ASK is answered */
   pthread_mutex_unlock(&ofi.lock);
   return LAPI_Waitcntr(ot.h, &cmpl, 1, NULL);
+}
+
+/* Task 0, part 5: owes task 1 a packet (by hand) while the sink asks;
+ * its second DATA is lost.  The cmpl_cntr's wait result. */
+static int owing_source(const unsigned char *buf, size_t len, void **cntrs)
+{
+  lapi_cntr_t org, cmpl;
+  LAPI_Setcntr(ot.h, &org, 0);
+  LAPI_Setcntr(ot.h, &cmpl, 0);
+  pthread_mutex_lock(&ofi.lock);
+  ofi.peers[1].owed++; /* as if a packet to task 1 found no buffer */
+  ofi_dropdata_at = 2;
+  uint64_t owed0 = ofi.st.asks_owed, unknowns0 = ofi.st.unknowns;
+  pthread_mutex_unlock(&ofi.lock);
+  OT_OK(LAPI_Amsend(ot.h, 1, (void *)1, NULL, 0, (void *)buf, len,
+                    cntrs[1], &org, &cmpl));
+  uint64_t owing = 0, answered = 0;
+  double until = ot_now_s() + 6 * TIMEOUT_S; /* asked after 1 s */
+  while ((owing == 0 || answered == 0) && ot_now_s() < until) {
+    usleep(1000);
+    pthread_mutex_lock(&ofi.lock);
+    owing = ofi.st.asks_owed - owed0;
+    answered = ofi.st.unknowns - unknowns0;
+    pthread_mutex_unlock(&ofi.lock);
+  }
+  OT_CHECK(owing > 0 && answered > 0, "part 5: no UNKNOWN answered an "
+           "ASK DATA that found a packet owed to task 1 within %d s (%llu "
+           "asks found it owing)", 6 * TIMEOUT_S,
+           (unsigned long long)owing);
+  pthread_mutex_lock(&ofi.lock);
+  ofi.peers[1].owed--;
+  pthread_mutex_unlock(&ofi.lock);
+  return LAPI_Waitcntr(ot.h, &cmpl, 1, NULL);
+}
+
+/* Part 6 at task 0: owes the answers to the first PULLs, and to the
+ * ASK, then pays. */
+static void owedfirst_source(const unsigned char *buf, size_t len,
+                             void **cntrs)
+{
+  lapi_cntr_t cmpl;
+  LAPI_Setcntr(ot.h, &cmpl, 0);
+  pthread_mutex_lock(&ofi.lock);
+  uint64_t owed0 = ofi.st.asks_owed;
+  pthread_mutex_unlock(&ofi.lock);
+  OT_OK(LAPI_Amsend(ot.h, 1, (void *)1, NULL, 0, (void *)buf, len,
+                    cntrs[1], NULL, &cmpl));
+  pthread_mutex_lock(&ofi.lock);
+  ofi_nomem_every = 1; /* every packet from now on is owed */
+  pthread_mutex_unlock(&ofi.lock);
+  uint64_t owing = 0;
+  int owed_then = 0;
+  double until = ot_now_s() + 4 * TIMEOUT_S;
+  while (owing == 0 && ot_now_s() < until) {
+    usleep(200);
+    pthread_mutex_lock(&ofi.lock);
+    owing = ofi.st.asks_owed - owed0;
+    if (owing) {
+      owed_then = ofi.peers[1].owed;
+      /* paid from the next pass on, every other buffer still failing:
+       * what is owed again goes behind, and the UNKNOWN with it */
+      ofi_nomem_every = 2;
+    }
+    pthread_mutex_unlock(&ofi.lock);
+  }
+  if (owing == 0) {
+    pthread_mutex_lock(&ofi.lock);
+    ofi_nomem_every = 0; /* (failed below) */
+    pthread_mutex_unlock(&ofi.lock);
+  }
+  OT_CHECK(owing > 0, "part 6: no ASK DATA came within %d s while we owed "
+           "task 1 its DATA", 4 * TIMEOUT_S);
+  OT_CHECK(owing == 0 || owed_then > 1, "part 6: only %d packets owed to "
+           "task 1 when its ASK came: the test proves nothing", owed_then);
+  OT_OK(LAPI_Waitcntr(ot.h, &cmpl, 1, NULL));
+  pthread_mutex_lock(&ofi.lock);
+  ofi_nomem_every = 0;
+  pthread_mutex_unlock(&ofi.lock);
 }
 
 /* Part 4 at task 1: a Getv of GETV_N 8-byte pieces whose first DATA
@@ -286,11 +402,30 @@ int main(void)
   OT_CHECK(__atomic_load_n(&ot_errs_from_watch, __ATOMIC_SEQ_CST) == 0,
            "a transfer pulled from a slow source was declared lost");
 
+  const char *op = getenv("OFI_LOST_DATA_OP");
+  if (op && strcmp(op, "owedfirst") == 0) {
+    /* Part 6: nothing lost; answers owed when the ASK came. */
+    memset(mid, 5, sizeof mid); /* not part 1b's bytes */
+    if (ot.me == 0) {
+      owedfirst_source(mid, MID, cntrs);
+    } else {
+      owed_sink_ask(0);
+      OT_OK(LAPI_Waitcntr(ot.h, &tgt_cntr, 1, NULL));
+      OT_CHECK(ot_inbox[0] == 5 && ot_inbox[MID - 1] == 5,
+               "part 6: the pulled message's bytes are wrong");
+    }
+    OT_OK(LAPI_Gfence(ot.h));
+    OT_CHECK(__atomic_load_n(&ot_errs_from_watch, __ATOMIC_SEQ_CST) == 0,
+             "part 6: a live source whose answers were owed when the sink "
+             "asked was declared lost");
+    free(cntrs);
+    return ot_finish("ofi_lost_data (owedfirst)");
+  }
   /* Part 2: its second chunk lost (part 3: its last, past an ask an
    * owing source dropped). */
-  const char *op = getenv("OFI_LOST_DATA_OP");
   int owed = op && strcmp(op, "owed") == 0;
   int getdesc = op && strcmp(op, "getdesc") == 0;
+  int owing = op && strcmp(op, "owing") == 0;
   void **srcs = getdesc ? ot_addrs(src) : NULL;
   double t0 = ot_now_s(), waited = 0;
   if (getdesc && ot.me == 1) {
@@ -301,7 +436,11 @@ int main(void)
     int rc = owed_source(mid, MID, cntrs);
     source_failed(rc);
   } else if (owed) {
-    owed_sink_ask();
+    owed_sink_ask(1);
+  } else if (owing && ot.me == 0) {
+    source_failed(owing_source(src, BIG, cntrs));
+  } else if (owing) {
+    /* the sink: its ASK DATA find the source owing */
   } else if (ot.me == 0) {
     pthread_mutex_lock(&ofi.lock);
     ofi_dropdata_at = 2;

@@ -834,6 +834,9 @@ int ofi_send_small(uint peer, const void *pkt, size_t len);
 void ofi_owe_pull(const struct ofi_pull *p);
 void ofi_owe_launch(struct ofi_xfer *x);
 void ofi_owe_nak(uint peer, const struct ofi_nak *n); /* ofi_nak_post */
+/* The UNKNOWN answering an ASK DATA that came while packets to its
+ * asker were owed: sent once none of those is left (ofi_ask.c). */
+void ofi_owe_data_unknown(uint peer, const struct ofi_ask *u);
 void ofi_owed_free(void);
 
 /* ofi_fault.c: test hooks, off unless their variables are set */

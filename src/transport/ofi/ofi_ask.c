@@ -37,11 +37,13 @@
  * Only the newest ASK's mark is kept: an UNKNOWN echoing an older number
  * (a deaf source answering late, after the sink pulled on and asked
  * again) is stale, as its mark is not known.  A source that owes the
- * asker a packet drops the ASK (asks_owed): the sink asks again each
- * interval with a new number and mark, so a DATA lost after that is
- * still found.  A chunk asked again in a packet (ofi_ref_land) or a new
- * stream (the description's end) voids the pending ask (ask_issued 0:
- * its UNKNOWN is stale).
+ * asker packets (the DATA answering those PULLs may be among them) owes
+ * the UNKNOWN behind them (asks_owed, ofi_owe_data_unknown): it leaves
+ * once everything owed ahead of it has, never before.  Until then the
+ * sink may ask again with a new number and mark (the older owed UNKNOWN
+ * is voided), so a DATA lost after that is still found.  A chunk asked
+ * again in a packet (ofi_ref_land) or a new stream (the description's
+ * end) voids the pending ask (ask_issued 0: its UNKNOWN is stale).
  *
  * A no-FIN message (ofi_ack.c) has no FIN to ask about: the peer's
  * oldest unacknowledged one is asked about by number (OFI_ASK_NOFIN),
@@ -249,12 +251,19 @@ void ofi_on_ask(const struct ofi_ask *a)
    * answer owed (no buffer) could come after an UNKNOWN sent now.  (One
    * in the retry queue is fine: the UNKNOWN queues behind it.) */
   ofi_fin_flush();
-  if (ofi.peers[src].owed) {
-    ofi.st.asks_owed++;
-    return; /* asked again later (DATA: with a new number and mark) */
-  }
   struct ofi_ask u = *a;
   ofi_hdr_init(&u.h, OFI_M_UNKNOWN, 0, a->h.id, sizeof u);
+  if (ofi.peers[src].owed) {
+    ofi.st.asks_owed++;
+    /* DATA: the answers to the PULLs before the ASK left, or are owed;
+     * the UNKNOWN is owed behind them and sent once they are gone, so
+     * it cannot overtake them.  The others are asked again later. */
+    if (a->what == OFI_ASK_DATA) {
+      ofi.st.unknowns++;
+      ofi_owe_data_unknown(src, &u);
+    }
+    return;
+  }
   ofi.st.unknowns++;
   ofi_send_small(src, &u, sizeof u);
 }

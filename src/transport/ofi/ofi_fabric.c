@@ -730,12 +730,18 @@ static int open_endpoint(struct lapi_boot *b)
   }
   if (rc == LAPI_SUCCESS)
     rc = post_recvs();
-  if (rc == LAPI_SUCCESS)
-    rc = ofi_progress_start();
   if (rc == LAPI_SUCCESS) {
-    ofi.gen++; /* tight pollers of an earlier endpoint count no more */
-    __atomic_store_n(&ofi.up, 1, __ATOMIC_RELEASE);
+    /* Tight pollers of an earlier endpoint count no more.  Before the
+     * progress thread starts (it compares left registrations' lives with
+     * it), under ofi.lock (its readers there read it plainly), and
+     * atomic: ofi_tp_tight reads it off the lock. */
+    pthread_mutex_lock(&ofi.lock);
+    __atomic_store_n(&ofi.gen, ofi.gen + 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&ofi.lock);
+    rc = ofi_progress_start();
   }
+  if (rc == LAPI_SUCCESS)
+    __atomic_store_n(&ofi.up, 1, __ATOMIC_RELEASE);
   if (rc != LAPI_SUCCESS) {
     close_all();
     return rc;

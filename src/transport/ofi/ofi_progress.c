@@ -835,8 +835,16 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
   if (on == LAPI_TIGHT_START) {
     if (!__atomic_load_n(&ofi.up, __ATOMIC_ACQUIRE))
       return 0;
-    if (tight_thread)
-      return 1;
+    /* ofi.gen is read only where it decides (an interrupt-mode START
+     * takes the lock below, which reads it there) */
+    if (tight_thread) {
+      if (tight_gen == __atomic_load_n(&ofi.gen, __ATOMIC_ACQUIRE))
+        return 1;
+      /* We polled across LAPI_Term and LAPI_Init: our registration is
+       * of a life gone by and counted nowhere now (peers would ring, the
+       * progress thread sleep long): register in this one. */
+      tight_thread = 0;
+    }
     pass_owed = 0; /* the loop polls anyway */
     struct linger_slot *ls = my_linger;
     if (ls) {
@@ -844,12 +852,16 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
       if ((w & LINGER_LEFT) &&
           __atomic_compare_exchange_n(&ls->word, &w,
                                       w & ~(uint64_t)LINGER_LEFT, 0,
-                                      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+                                      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED) &&
+          __atomic_load_n(&ls->gen, __ATOMIC_RELAXED) ==
+              __atomic_load_n(&ofi.gen, __ATOMIC_ACQUIRE)) {
         /* adopted: the registration never lapsed, nothing went unread */
         tight_thread = 1;
         tight_gen = __atomic_load_n(&ls->gen, __ATOMIC_RELAXED);
         return 1;
       }
+      /* (one left in a life gone by, taken back just now, counted
+       * nowhere: register below as if none was left) */
     }
     pthread_mutex_lock(&ofi.lock);
     int ok = ofi.up;
@@ -878,6 +890,10 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
   tight_thread = 0;
   struct linger_slot *ls = my_linger;
   if (on == LAPI_TIGHT_PAUSE && ls) {
+    /* A registration of a life gone by counts nowhere: nothing to leave
+     * (a later START would adopt it and count nowhere either). */
+    if (tight_gen != __atomic_load_n(&ofi.gen, __ATOMIC_ACQUIRE))
+      return 0;
     /* Only this thread writes its word while it polls: a plain store. */
     __atomic_store_n(&ls->gen, tight_gen, __ATOMIC_RELAXED); /* read
                                         after the word, by its acquire */
@@ -931,8 +947,11 @@ int ofi_progress_start(void)
   __atomic_store_n(&ofi.stop, 0, __ATOMIC_SEQ_CST);
   __atomic_store_n(&tight_pollers, 0, __ATOMIC_SEQ_CST); /* a new life */
   __atomic_store_n(&kick_pending, 0, __ATOMIC_SEQ_CST); /* a new kick_fd */
-  /* Left registrations of the life gone by are counted nowhere now; a
-   * thread that leaves one of it later marks it with its own life's gen. */
+  /* Left registrations of the life gone by are counted nowhere now.  A
+   * thread that polled across the new start leaves none of it later
+   * (LAPI_TIGHT_PAUSE compares its life with ofi.gen), and one left all
+   * the same (it read ofi.gen just before the increment) is not adopted
+   * (LAPI_TIGHT_START) nor counted (linger_count, linger_end_old). */
   for (unsigned i = 0; i < LINGER_SLOTS; i++) {
     __atomic_and_fetch(&lingering[i].word, ~(uint64_t)LINGER_LEFT,
                        __ATOMIC_SEQ_CST);

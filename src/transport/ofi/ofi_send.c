@@ -198,7 +198,7 @@ void ofi_send(struct ofi_buf *b, uint peer, uint64_t xfer)
 
 /* ------------------------------------------------------ owed work */
 
-enum { OWED_SEND = 1, OWED_PULL, OWED_LAUNCH, OWED_NAK };
+enum { OWED_SEND = 1, OWED_PULL, OWED_LAUNCH, OWED_NAK, OWED_UNKNOWN };
 
 /* Work that found no packet buffer; small (a control packet or a PULL
  * fits), kept on ofi.owed_spare once done. */
@@ -213,6 +213,7 @@ struct ofi_owed {
 _Static_assert(sizeof(struct ofi_pull) <= 80 && sizeof(struct ofi_fin) <= 80 &&
                    sizeof(struct ofi_rmw_reply) <= 80 &&
                    sizeof(struct ofi_nak) <= 80 &&
+                   sizeof(struct ofi_ask) <= 80 &&
                    sizeof(struct ofi_data) + sizeof(struct ofi_data_ref) <=
                        80,
                "an owed packet must fit struct ofi_owed's pkt");
@@ -265,6 +266,28 @@ void ofi_owe_nak(uint peer, const struct ofi_nak *n)
   owe(OWED_NAK, peer, n, sizeof *n, 0);
 }
 
+/* Behind every packet owed to peer now: the DATA answering the PULLs
+ * that came before the ASK are among them.  An older one for the same
+ * sink is voided: its UNKNOWN would echo an ask number the sink no
+ * longer keeps (stale there). */
+void ofi_owe_data_unknown(uint peer, const struct ofi_ask *u)
+{
+  for (struct ofi_owed *o = ofi.owed_head; o; o = o->next)
+    if (o->kind == OWED_UNKNOWN && o->peer == peer && o->xid == u->h.id)
+      o->kind = 0; /* its turn does nothing (counted owed till then) */
+  owe(OWED_UNKNOWN, peer, u, sizeof *u, u->h.id);
+}
+
+/* Owed again in this pass (ofi.owed_head holds what was): something to
+ * peer still waits for a buffer. */
+static int owed_again(uint peer)
+{
+  for (const struct ofi_owed *o = ofi.owed_head; o; o = o->next)
+    if (o->peer == peer)
+      return 1;
+  return 0;
+}
+
 /* Each owed item once, in order; what still finds no buffer is owed
  * again (from the spare records: no allocation). */
 static void owed_retry(void)
@@ -304,6 +327,18 @@ static void owed_retry(void)
         if (x && !x->failed)
           ofi_relaunch(x);
         break;
+      case OWED_UNKNOWN: {
+        /* Everything owed to the peer before it went ahead of it in this
+         * pass: sent (posted, or queued in order for a retry) unless it
+         * is owed again, and then so is this, behind it. */
+        struct ofi_ask u;
+        memcpy(&u, o->pkt, sizeof u);
+        if (owed_again(o->peer))
+          ofi_owe_data_unknown(o->peer, &u);
+        else
+          ofi_send_small(o->peer, &u, sizeof u);
+        break;
+      }
       default:
         break;
       }
