@@ -35,14 +35,15 @@
  *     owed to task 1 by hand) and is not answered at once (asks_owed;
  *     its UNKNOWN is owed behind the owed packets); a
  *     DATA after it, the transfer's last, is lost (the hook).  Task 0
- *     holds its lock from just after the Amsend until task 1, holding
- *     its own once it sees PULLs out, has asked (a file in /tmp says
- *     so); small chunks and a window of 2 (ctest's environment) keep
- *     the ask's mark far below the end even if a few PULLs were
- *     answered before task 0 took its lock, so the lost DATA lies past
- *     that mark.  The sink's next ASK, answered, carries the mark of
- *     everything pulled: the chunk is found lost and both ends fail as
- *     in part 2.  With the mark of the
+ *     holds its lock from before its RTS leaves (amsend_held) until
+ *     task 1, holding its own once it sees PULLs out, has asked (a file
+ *     in /tmp says so): no PULL is answered before the ask, so its mark
+ *     is the first window's end (small chunks and a window of 2 in
+ *     ctest's environment) and the lost DATA lies past it.  (Taking the
+ *     lock just after the Amsend raced task 0's progress thread: on a
+ *     loaded machine every PULL was answered first.)  The sink's next
+ *     ASK, answered, carries the mark of everything pulled: the chunk is
+ *     found lost and both ends fail as in part 2.  With the mark of the
  *     first unanswered ask kept (before LOF7 numbered the asks) it
  *     stayed frozen below the lost chunk and both waits hung.
  *  4. (OFI_LOST_DATA_OP=getdesc, instead of part 2) Task 1 gets from
@@ -175,7 +176,7 @@ static void owed_sink_ask(int sign)
              "nothing was pulled): nothing asked", OWED_WAIT_S);
     return;
   }
-  /* (A PULL answered before task 0 took its lock may have landed.) */
+  /* (None answered: task 0 held its lock since before its RTS left.) */
   OT_CHECK(x->issued < x->want, "part 3: %llu of %llu bytes pulled before "
            "the first ask", (unsigned long long)x->issued,
            (unsigned long long)x->want);
@@ -199,9 +200,8 @@ static int owed_source(const unsigned char *mid, size_t len, void **cntrs)
   ofi_dropdata_at = (int)((len + ofi.chunk - 1) / ofi.chunk); /* last */
   uint64_t owed0 = ofi.st.asks_owed;
   pthread_mutex_unlock(&ofi.lock);
-  OT_OK(LAPI_Amsend(ot.h, 1, (void *)1, NULL, 0, (void *)mid, len,
-                    cntrs[1], &org, &cmpl));
-  pthread_mutex_lock(&ofi.lock); /* no PULL answered until task 1 asked */
+  amsend_held(mid, len, cntrs, &org, &cmpl); /* no PULL answered until
+                                                task 1 asked */
   /* the sink's bound, and then some */
   int sign_seen = sign_take("asked", OWED_WAIT_S + 2);
   pthread_mutex_unlock(&ofi.lock);
