@@ -7,16 +7,19 @@
  * in packed chunks (PULL / DATA).  TIMEOUT is 3 s.
  *  1. A pulled Amsend of BIG bytes completes, no error handler runs
  *     (whatever ASK DATA a slow machine sends about it is harmless).
- *  1b. A pulled Amsend of MID bytes from a source deaf for 1.5 s (task 0
- *     holds ofi.lock) after answering the first PULLs (held 0.3 s before
- *     that: task 1 sees them out and holds its own lock): task 1 asks
- *     (ASK DATA, by hand, the watchdog kept out) while those DATA wait
- *     unread,
- *     lands them, pulls on and asks again; the UNKNOWN to the first ASK
- *     covers only the first PULLs.  The message completes, no error
- *     handler runs (with the mark of the newest ASK both did); that
- *     UNKNOWN, echoing the older ask number to a live sink, is counted
- *     stale.
+ *  1b. A pulled Amsend of MID bytes from a source deaf (task 0 holds
+ *     ofi.lock from before its RTS leaves: amsend_held) until task 1,
+ *     holding its own lock once it sees its PULLs out, has asked (ASK
+ *     DATA, by hand, the watchdog kept out) and signed so (a file in
+ *     /tmp).  Task 0 then answers the PULLs and the ASK (its UNKNOWN
+ *     counted) and signs so; task 1, still holding its lock (what task
+ *     0 sent waits unread), asks again, and only then reads.  The
+ *     message completes, no error handler runs (with the mark of the
+ *     newest ASK both did); the UNKNOWN echoing the older ask number to
+ *     a live sink is counted stale.  Ordered by the signs alone: with
+ *     sleeps instead (until session 13), a source that took its lock
+ *     late on a loaded machine answered the first ASK before the second
+ *     was made (1 run in 7 failed pinned to one core beside a CPU hog).
  *  2. Task 0 turns the hook on (ofi_dropdata_at, LAPI_OFI_TEST_DROP_DATA):
  *     the second DATA it sends is never posted, as if a connection lost
  *     it.  Task 1, the sink, asks task 0 about its pulls (ASK DATA,
@@ -32,16 +35,17 @@
  *     owed to task 1 by hand) and is not answered at once (asks_owed;
  *     its UNKNOWN is owed behind the owed packets); a
  *     DATA after it, the transfer's last, is lost (the hook).  Task 0
- *     holds its lock from just after the Amsend until task 1, holding
- *     its own once it sees PULLs out, has asked (a file in /tmp says
- *     so); small chunks and a window of 2 (ctest's environment) keep
- *     the ask's mark far below the end even if a few PULLs were
- *     answered before task 0 took its lock, so the lost DATA lies past
- *     that mark.  The sink's next ASK, answered, carries
- *     the mark of everything pulled: the chunk is found lost and both
- *     ends fail as in part 2.  With the mark of the first unanswered
- *     ask kept (before LOF7 numbered the asks) it stayed frozen below
- *     the lost chunk and both waits hung.
+ *     holds its lock from before its RTS leaves (amsend_held) until
+ *     task 1, holding its own once it sees PULLs out, has asked (a file
+ *     in /tmp says so): no PULL is answered before the ask, so its mark
+ *     is the first window's end (small chunks and a window of 2 in
+ *     ctest's environment) and the lost DATA lies past it.  (Taking the
+ *     lock just after the Amsend raced task 0's progress thread: on a
+ *     loaded machine every PULL was answered first.)  The sink's next
+ *     ASK, answered, carries the mark of everything pulled: the chunk is
+ *     found lost and both ends fail as in part 2.  With the mark of the
+ *     first unanswered ask kept (before LOF7 numbered the asks) it
+ *     stayed frozen below the lost chunk and both waits hung.
  *  4. (OFI_LOST_DATA_OP=getdesc, instead of part 2) Task 1 gets from
  *     task 0 with a description too long to ride in the GET (ctest's
  *     small buffers): task 0, the GET's target, pulls it, and the first
@@ -78,20 +82,58 @@
 #define BIG 300000 /* several chunks of the default 64 KiB */
 #define MID (1 << 20) /* ot_inbox: 16 chunks, more than a window */
 
-static void ot_sleep_until(double t)
-{
-  double d = t - ot_now_s();
-  if (d > 0)
-    usleep((useconds_t)(d * 1e6));
-}
-
 static lapi_cntr_t tgt_cntr;
 
-/* Part 3's sign from the sink to the source: both are children of the
- * same lapirun. */
-static void owed_flag_path(char *path, size_t len)
+/* A sign from one task to the other (part 3: "asked"; part 1b: "asked"
+ * and "answered"): both are children of the same lapirun. */
+static void sign_path(char *path, size_t len, const char *what)
 {
-  snprintf(path, len, "/tmp/ofi_lost_data.%d.asked", (int)getppid());
+  snprintf(path, len, "/tmp/ofi_lost_data.%d.%s", (int)getppid(), what);
+}
+
+static void sign_give(const char *what)
+{
+  char path[96];
+  sign_path(path, sizeof path, what);
+  FILE *f = fopen(path, "w");
+  OT_CHECK(f != NULL, "cannot create %s", path);
+  if (f)
+    fclose(f);
+}
+
+/* Waits at most s seconds for the other task's sign (taken: removed);
+ * 0 if it did not come. */
+static int sign_take(const char *what, double s)
+{
+  char path[96];
+  sign_path(path, sizeof path, what);
+  double until = ot_now_s() + s;
+  int seen = 0;
+  while (!(seen = access(path, F_OK) == 0) && ot_now_s() < until)
+    usleep(1000);
+  if (seen)
+    unlink(path);
+  return seen;
+}
+
+/* Task 0: an Amsend of a pulled message whose RTS leaves while we hold
+ * ofi.lock, so that none of the sink's PULLs is answered before we
+ * unlock however the threads are scheduled (holding the lock right after
+ * the call raced our progress thread: on a loaded or one-core machine it
+ * could answer every PULL first).  The RTS is owed (every packet buffer
+ * "fails", the LAPI_OFI_TEST_NOMEM hook) until we send it by hand under
+ * the lock.  Returns with ofi.lock held. */
+static void amsend_held(const void *buf, size_t len, void **cntrs,
+                        lapi_cntr_t *org, lapi_cntr_t *cmpl)
+{
+  pthread_mutex_lock(&ofi.lock);
+  ofi_nomem_every = 1;
+  pthread_mutex_unlock(&ofi.lock);
+  OT_OK(LAPI_Amsend(ot.h, 1, (void *)1, NULL, 0, (void *)buf, len,
+                    cntrs[1], org, cmpl));
+  pthread_mutex_lock(&ofi.lock);
+  ofi_nomem_every = 0;
+  ofi_send_retry(); /* the RTS (and whatever else was owed) */
 }
 
 /* Part 3's bound on each side's wait for the other: the PULLs go out
@@ -99,34 +141,42 @@ static void owed_flag_path(char *path, size_t len)
  * will not happen (an RTS never sent, a sink that never pulled). */
 #define OWED_WAIT_S (4 * TIMEOUT_S)
 
+/* Task 1: our sink of task 0's pulled transfer once it has PULLs out,
+ * returned with ofi.lock held (NULL, unlocked, if none within
+ * OWED_WAIT_S: the PULLs go out within ms of the Amsend, so no RTS came
+ * or nothing was pulled). */
+static struct ofi_xfer *pulls_out_locked(void)
+{
+  double until = ot_now_s() + OWED_WAIT_S;
+  for (;;) {
+    pthread_mutex_lock(&ofi.lock);
+    for (uint32_t s = 0; s < ofi.xcap; s++) {
+      struct ofi_xfer *y = ofi.xtab[s];
+      if (y && y->role == OFI_R_SINK && y->peer == 0 && !y->desc_phase &&
+          y->inflight > 0)
+        return y;
+    }
+    pthread_mutex_unlock(&ofi.lock);
+    if (ot_now_s() > until)
+      return NULL;
+    usleep(100);
+  }
+}
+
 /* Task 1, part 3 (and 6, sign 0): once its first PULLs stand (task 0
  * holds its lock, or owes every answer: none answered), asks task 0 at
  * once and signs to it. */
 static void owed_sink_ask(int sign)
 {
-  struct ofi_xfer *x = NULL;
-  double until = ot_now_s() + OWED_WAIT_S;
-  while (x == NULL) {
-    pthread_mutex_lock(&ofi.lock);
-    for (uint32_t s = 0; s < ofi.xcap && x == NULL; s++) {
-      struct ofi_xfer *y = ofi.xtab[s];
-      if (y && y->role == OFI_R_SINK && y->peer == 0 && !y->desc_phase &&
-          y->inflight > 0)
-        x = y;
-    }
-    if (x == NULL) {
-      pthread_mutex_unlock(&ofi.lock);
-      if (ot_now_s() > until) {
-        /* no sign: task 0 gives up waiting for it (OWED_WAIT_S) too */
-        OT_CHECK(x != NULL, "part 3: no pulled transfer from task 0 with "
-                 "PULLs out within %d s of the Amsend (no RTS came, or "
-                 "nothing was pulled): nothing asked", OWED_WAIT_S);
-        return;
-      }
-      usleep(100);
-    }
+  struct ofi_xfer *x = pulls_out_locked();
+  if (x == NULL) {
+    /* no sign: task 0 gives up waiting for it (OWED_WAIT_S) too */
+    OT_CHECK(x != NULL, "part 3: no pulled transfer from task 0 with "
+             "PULLs out within %d s of the Amsend (no RTS came, or "
+             "nothing was pulled): nothing asked", OWED_WAIT_S);
+    return;
   }
-  /* (A PULL answered before task 0 took its lock may have landed.) */
+  /* (None answered: task 0 held its lock since before its RTS left.) */
   OT_CHECK(x->issued < x->want, "part 3: %llu of %llu bytes pulled before "
            "the first ask", (unsigned long long)x->issued,
            (unsigned long long)x->want);
@@ -135,21 +185,13 @@ static void owed_sink_ask(int sign)
   uint32_t asked = x->data_ask_no;
   pthread_mutex_unlock(&ofi.lock);
   OT_CHECK(asked == 1, "part 3: ask number %u, want 1", (unsigned)asked);
-  if (!sign)
-    return;
-  char path[96];
-  owed_flag_path(path, sizeof path);
-  FILE *f = fopen(path, "w");
-  OT_CHECK(f != NULL, "part 3: cannot create %s", path);
-  if (f)
-    fclose(f);
+  if (sign)
+    sign_give("asked");
 }
 
 /* Task 0, part 3: the Amsend whose first ASK DATA finds a packet owed. */
 static int owed_source(const unsigned char *mid, size_t len, void **cntrs)
 {
-  char path[96];
-  owed_flag_path(path, sizeof path);
   lapi_cntr_t org, cmpl;
   LAPI_Setcntr(ot.h, &org, 0);
   LAPI_Setcntr(ot.h, &cmpl, 0);
@@ -158,20 +200,15 @@ static int owed_source(const unsigned char *mid, size_t len, void **cntrs)
   ofi_dropdata_at = (int)((len + ofi.chunk - 1) / ofi.chunk); /* last */
   uint64_t owed0 = ofi.st.asks_owed;
   pthread_mutex_unlock(&ofi.lock);
-  OT_OK(LAPI_Amsend(ot.h, 1, (void *)1, NULL, 0, (void *)mid, len,
-                    cntrs[1], &org, &cmpl));
-  pthread_mutex_lock(&ofi.lock); /* no PULL answered until task 1 asked */
-  double until = ot_now_s() + OWED_WAIT_S + 2; /* the sink's bound, and
-                                                  then some */
-  int sign_seen = 0;
-  while (!(sign_seen = access(path, F_OK) == 0) && ot_now_s() < until)
-    usleep(1000);
+  amsend_held(mid, len, cntrs, &org, &cmpl); /* no PULL answered until
+                                                task 1 asked */
+  /* the sink's bound, and then some */
+  int sign_seen = sign_take("asked", OWED_WAIT_S + 2);
   pthread_mutex_unlock(&ofi.lock);
   OT_CHECK(sign_seen, "part 3: task 1 did not sign within %d s that it "
-           "asked about its PULLs (%s)", OWED_WAIT_S + 2, path);
-  unlink(path);
+           "asked about its PULLs", OWED_WAIT_S + 2);
   uint64_t owed_asks = owed0;
-  until = ot_now_s() + 4 * TIMEOUT_S;
+  double until = ot_now_s() + 4 * TIMEOUT_S;
   while (owed_asks == owed0 && ot_now_s() < until) {
     usleep(1000); /* the ASK comes and is dropped */
     pthread_mutex_lock(&ofi.lock);
@@ -338,60 +375,64 @@ int main(void)
            "the error handler ran for a complete transfer");
 
   /* Part 1b: a source that reads nothing for a while (a long handler, a
-   * polling task computing) while the sink pulled on and asked again:
-   * the UNKNOWN to the older ASK covers less than the newer one. */
+   * polling task computing) while the sink asked again: the UNKNOWN to
+   * the older ASK comes after the newer one left.  Each step waits for
+   * the other task's sign, none for a time (sleeps here failed on a
+   * loaded machine: a source that took its lock late answered the first
+   * ASK before the second was made). */
   static unsigned char mid[MID];
   memset(mid, 7, sizeof mid);
   OT_OK(LAPI_Gfence(ot.h));
-  double s0 = ot_now_s();
   if (ot.me == 0) {
     LAPI_Setcntr(ot.h, &cmpl, 0);
-    OT_OK(LAPI_Amsend(ot.h, 1, (void *)1, NULL, 0, mid, MID, cntrs[1],
-                      NULL, &cmpl));
-    pthread_mutex_lock(&ofi.lock); /* the sink sees its PULLs out */
-    ot_sleep_until(s0 + 0.3);
-    pthread_mutex_unlock(&ofi.lock); /* they are answered */
-    ot_sleep_until(s0 + 0.4);
     pthread_mutex_lock(&ofi.lock);
-    ot_sleep_until(s0 + 1.9); /* deaf to ASKs and PULLs */
+    uint64_t unknowns0 = ofi.st.unknowns;
     pthread_mutex_unlock(&ofi.lock);
+    amsend_held(mid, MID, cntrs, NULL, &cmpl); /* deaf to PULLs, ASKs */
+    int asked = sign_take("asked", OWED_WAIT_S + 2);
+    pthread_mutex_unlock(&ofi.lock); /* the PULLs and the ASK answered */
+    OT_CHECK(asked, "part 1b: task 1 did not sign within %d s that it "
+             "asked about its PULLs", OWED_WAIT_S + 2);
+    uint64_t answered = 0;
+    double until = ot_now_s() + OWED_WAIT_S;
+    while (asked && answered == 0 && ot_now_s() < until) {
+      usleep(1000);
+      pthread_mutex_lock(&ofi.lock);
+      answered = ofi.st.unknowns - unknowns0;
+      pthread_mutex_unlock(&ofi.lock);
+    }
+    OT_CHECK(!asked || answered > 0, "part 1b: task 1's ASK DATA got no "
+             "UNKNOWN from us within %d s", OWED_WAIT_S);
+    sign_give("answered");
     OT_OK(LAPI_Waitcntr(ot.h, &cmpl, 1, NULL));
   } else {
     int64_t fake = ofi_now_ms() + 1000000; /* the watchdog stays out */
-    int seen = 0;
     pthread_mutex_lock(&ofi.lock);
     uint64_t stale0 = ofi.st.stale_pkts;
     pthread_mutex_unlock(&ofi.lock);
-    while (!seen && ot_now_s() < s0 + 0.3) {
-      pthread_mutex_lock(&ofi.lock);
-      for (uint32_t s = 0; s < ofi.xcap && !seen; s++) {
-        struct ofi_xfer *x = ofi.xtab[s];
-        seen = x && x->role == OFI_R_SINK && x->peer == 0 &&
-               !x->desc_phase && x->inflight > 0;
-      }
-      if (!seen) {
-        pthread_mutex_unlock(&ofi.lock);
-        usleep(100);
-      }
-    } /* held: the DATA answering those PULLs wait unread */
-    if (seen) {
-      ot_sleep_until(s0 + 0.5);
+    struct ofi_xfer *x = pulls_out_locked(); /* none answered: task 0 is
+                                                deaf */
+    int seen = x != NULL;
+    OT_CHECK(seen, "part 1b: no PULLs out within %d s of the Amsend",
+             OWED_WAIT_S);
+    if (seen) { /* held from here: what task 0 sends waits unread */
       ofi_ask_watch(fake, 1); /* (sets watch_ms if not set yet) */
-      ofi_ask_watch(fake + 1, 1); /* ASK 1: the source is deaf */
+      ofi_ask_watch(fake + 1, 1); /* ASK 1 */
+      uint32_t first = x->data_ask_no;
+      sign_give("asked");
+      int answered = sign_take("answered", 2 * OWED_WAIT_S + 2);
+      OT_CHECK(answered, "part 1b: task 0 did not sign that it answered "
+               "our ASK DATA");
+      ofi_ask_watch(fake + 2, 1); /* ASK 2: before the UNKNOWN is read */
+      OT_CHECK(x->data_ask_no != first, "part 1b: no second ASK DATA "
+               "(ask number still %u)", (unsigned)first);
       pthread_mutex_unlock(&ofi.lock);
-      ot_sleep_until(s0 + 0.7); /* the DATA landed, more PULLs went */
-      pthread_mutex_lock(&ofi.lock);
-      ofi_ask_watch(fake + 2, 1); /* ASK 2 */
-      pthread_mutex_unlock(&ofi.lock);
-    } else {
-      fprintf(stderr, "task 1: part 1b never saw its PULLs out (a loaded "
-              "machine?): nothing asked\n");
     }
     OT_OK(LAPI_Waitcntr(ot.h, &tgt_cntr, 1, NULL));
     OT_CHECK(ot_inbox[0] == 7 && ot_inbox[MID - 1] == 7,
              "the pulled message's bytes are wrong");
-    /* The first ASK's UNKNOWN came before the DATA answering the PULLs
-     * sent after it: the sink was live, its newest ask number 2. */
+    /* The first ASK's UNKNOWN came after the second ASK left: the sink
+     * was live, its newest ask number 2. */
     pthread_mutex_lock(&ofi.lock);
     uint64_t stale = ofi.st.stale_pkts - stale0;
     pthread_mutex_unlock(&ofi.lock);
