@@ -63,9 +63,9 @@
  *     task 0 fails its check after 6 TIMEOUTs.
  *  6. (OFI_LOST_DATA_OP=owedfirst, instead of part 2) Nothing lost, but
  *     task 0 owes every packet (every buffer allocation fails, the
- *     LAPI_OFI_TEST_NOMEM hook by hand) from just after its Amsend until
- *     task 1, which asks as soon as it sees PULLs out (as in part 3),
- *     has asked: the DATA answering those PULLs are owed when the ASK
+ *     LAPI_OFI_TEST_NOMEM hook by hand) from just after its RTS left
+ *     (amsend_held) until task 1, which asks as soon as it sees PULLs
+ *     out (as in part 3), has asked: the DATA answering those PULLs are owed when the ASK
  *     comes, and so is its UNKNOWN, behind them.  The message must
  *     complete with no error handler run: an UNKNOWN that overtook the
  *     DATA would fail a live source.
@@ -266,9 +266,11 @@ static void owedfirst_source(const unsigned char *buf, size_t len,
   pthread_mutex_lock(&ofi.lock);
   uint64_t owed0 = ofi.st.asks_owed;
   pthread_mutex_unlock(&ofi.lock);
-  OT_OK(LAPI_Amsend(ot.h, 1, (void *)1, NULL, 0, (void *)buf, len,
-                    cntrs[1], NULL, &cmpl));
-  pthread_mutex_lock(&ofi.lock);
+  /* Held from before the RTS leaves until every packet is owed: no PULL
+   * is answered first however the threads are scheduled (set after the
+   * Amsend returned, our progress thread could answer them all, and
+   * "only N packets owed" failed on a loaded machine). */
+  amsend_held(buf, len, cntrs, NULL, &cmpl);
   ofi_nomem_every = 1; /* every packet from now on is owed */
   pthread_mutex_unlock(&ofi.lock);
   uint64_t owing = 0;
