@@ -890,11 +890,9 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
   tight_thread = 0;
   struct linger_slot *ls = my_linger;
   if (on == LAPI_TIGHT_PAUSE && ls) {
-    /* A registration of a life gone by counts nowhere: nothing to leave
-     * (a later START would adopt it and count nowhere either). */
-    if (tight_gen != __atomic_load_n(&ofi.gen, __ATOMIC_ACQUIRE))
-      return 0;
-    /* Only this thread writes its word while it polls: a plain store. */
+    /* (One of a life gone by is left marked with that life: no START
+     * adopts it, nothing counts it, the progress thread takes it back.)
+     * Only this thread writes its word while it polls: a plain store. */
     __atomic_store_n(&ls->gen, tight_gen, __ATOMIC_RELAXED); /* read
                                         after the word, by its acquire */
     uint64_t w = __atomic_load_n(&ls->word, __ATOMIC_RELAXED);
@@ -907,23 +905,16 @@ int ofi_tp_tight(struct lapi_hndl *h, int on)
     ofi_bell_polled(-1);
     __atomic_sub_fetch(&tight_pollers, 1, __ATOMIC_SEQ_CST);
     /* What came since our last poll and before the count fell was rung
-     * for by nobody.  With a wait fd the pass that reads it waits for
-     * this thread's next send (after its post, off the path of a reply:
-     * a CQ read on tcp is a system call) or its next wait, which polls
-     * anyway; at the latest the progress thread, parked for 1 ms at a
-     * time while we polled and on the fd from now on, finds it.  So
-     * without a bell either (tcp with LAPI_OFI_WAIT_FD=0): nothing rings
-     * that progress thread for any arrival, it naps (1 ms slices while
-     * we polled, at most NAP_IDLE_US), and a read now cost the reply a
-     * poll() of the sockets (8-byte ping-pong in interrupt mode 5.8 ->
-     * 4.9 us, docs/PERFORMANCE.md, "Interrupt mode over tcp, session
-     * 13").  With a bell (shm) too: every start, of either mode, wakes
-     * the progress thread into its 1 ms slices if it sleeps longer (an
-     * interrupt-mode start did not before session 13, and with the
-     * pass owed a Put that came right after the one waited for was
-     * seen 1 s late: f21ff82); the read now cost the reply ~160 ns.
-     * Only a wait that gave up, whose thread sleeps next, reads now on
-     * shm. */
+     * for by nobody.  The pass that reads it is owed to this thread's
+     * next send (after its post, off the reply's path: ~160 ns on shm,
+     * a poll() or epoll_wait of the sockets on tcp) or next wait.  If
+     * the thread makes no further LAPI call, the progress thread finds
+     * it: within a 1 ms slice with a bell (every START wakes it into
+     * them) or a wait fd (parked in slices while we polled, on the fd
+     * after), within its nap (<= NAP_IDLE_US) with neither (tcp with
+     * LAPI_OFI_WAIT_FD=0).  Only a shm wait that gave up reads now: its
+     * thread sleeps next, on no reply's path (docs/PERFORMANCE.md,
+     * "Interrupt mode over tcp, session 13"; ofi_late_arrival). */
     if (ofi.wait_fd >= 0 || !ofi_bell_on() || on != LAPI_TIGHT_SLEEP)
       pass_owed = 1;
     else
