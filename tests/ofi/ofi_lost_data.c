@@ -189,17 +189,38 @@ static void owed_sink_ask(int sign)
     sign_give("asked");
 }
 
+/* Task 0, parts 3 and 5: a packet to task 1 counted owed by hand (+1:
+ * as if it found no buffer, so an ASK DATA finds us owing; -1: paid,
+ * the next ASK is answered), and from now on the drop_at-th DATA lost
+ * (the LAPI_OFI_TEST_DROP_DATA hook).  Returns ofi.st.asks_owed then. */
+static uint64_t owe_by_hand(int delta, int drop_at)
+{
+  pthread_mutex_lock(&ofi.lock);
+  ofi.peers[1].owed += delta;
+  if (delta > 0)
+    ofi_dropdata_at = drop_at;
+  uint64_t owed = ofi.st.asks_owed;
+  pthread_mutex_unlock(&ofi.lock);
+  return owed;
+}
+
+/* One of the transport's counts (ofi.st), read under its lock. */
+static uint64_t stat_now(const uint64_t *count)
+{
+  pthread_mutex_lock(&ofi.lock);
+  uint64_t v = *count;
+  pthread_mutex_unlock(&ofi.lock);
+  return v;
+}
+
 /* Task 0, part 3: the Amsend whose first ASK DATA finds a packet owed. */
 static int owed_source(const unsigned char *mid, size_t len, void **cntrs)
 {
   lapi_cntr_t org, cmpl;
   LAPI_Setcntr(ot.h, &org, 0);
   LAPI_Setcntr(ot.h, &cmpl, 0);
-  pthread_mutex_lock(&ofi.lock);
-  ofi.peers[1].owed++; /* as if a packet to task 1 found no buffer */
-  ofi_dropdata_at = (int)((len + ofi.chunk - 1) / ofi.chunk); /* last */
-  uint64_t owed0 = ofi.st.asks_owed;
-  pthread_mutex_unlock(&ofi.lock);
+  uint64_t owed0 =
+      owe_by_hand(1, (int)((len + ofi.chunk - 1) / ofi.chunk)); /* last */
   amsend_held(mid, len, cntrs, &org, &cmpl); /* no PULL answered until
                                                 task 1 asked */
   /* the sink's bound, and then some */
@@ -211,15 +232,11 @@ static int owed_source(const unsigned char *mid, size_t len, void **cntrs)
   double until = ot_now_s() + 4 * TIMEOUT_S;
   while (owed_asks == owed0 && ot_now_s() < until) {
     usleep(1000); /* the ASK comes and is dropped */
-    pthread_mutex_lock(&ofi.lock);
-    owed_asks = ofi.st.asks_owed;
-    pthread_mutex_unlock(&ofi.lock);
+    owed_asks = stat_now(&ofi.st.asks_owed);
   }
   OT_CHECK(owed_asks != owed0, "no ASK DATA reached the owing source "
            "within %d s", 4 * TIMEOUT_S);
-  pthread_mutex_lock(&ofi.lock);
-  ofi.peers[1].owed--; /* the next ASK is answered */
-  pthread_mutex_unlock(&ofi.lock);
+  owe_by_hand(-1, 0);
   return LAPI_Waitcntr(ot.h, &cmpl, 1, NULL);
 }
 
@@ -230,29 +247,22 @@ static int owing_source(const unsigned char *buf, size_t len, void **cntrs)
   lapi_cntr_t org, cmpl;
   LAPI_Setcntr(ot.h, &org, 0);
   LAPI_Setcntr(ot.h, &cmpl, 0);
-  pthread_mutex_lock(&ofi.lock);
-  ofi.peers[1].owed++; /* as if a packet to task 1 found no buffer */
-  ofi_dropdata_at = 2;
-  uint64_t owed0 = ofi.st.asks_owed, unknowns0 = ofi.st.unknowns;
-  pthread_mutex_unlock(&ofi.lock);
+  uint64_t unknowns0 = stat_now(&ofi.st.unknowns);
+  uint64_t owed0 = owe_by_hand(1, 2);
   OT_OK(LAPI_Amsend(ot.h, 1, (void *)1, NULL, 0, (void *)buf, len,
                     cntrs[1], &org, &cmpl));
   uint64_t owing = 0, answered = 0;
   double until = ot_now_s() + 6 * TIMEOUT_S; /* asked after 1 s */
   while ((owing == 0 || answered == 0) && ot_now_s() < until) {
     usleep(1000);
-    pthread_mutex_lock(&ofi.lock);
-    owing = ofi.st.asks_owed - owed0;
-    answered = ofi.st.unknowns - unknowns0;
-    pthread_mutex_unlock(&ofi.lock);
+    owing = stat_now(&ofi.st.asks_owed) - owed0;
+    answered = stat_now(&ofi.st.unknowns) - unknowns0;
   }
   OT_CHECK(owing > 0 && answered > 0, "part 5: no UNKNOWN answered an "
            "ASK DATA that found a packet owed to task 1 within %d s (%llu "
            "asks found it owing)", 6 * TIMEOUT_S,
            (unsigned long long)owing);
-  pthread_mutex_lock(&ofi.lock);
-  ofi.peers[1].owed--;
-  pthread_mutex_unlock(&ofi.lock);
+  owe_by_hand(-1, 0);
   return LAPI_Waitcntr(ot.h, &cmpl, 1, NULL);
 }
 
@@ -387,9 +397,7 @@ int main(void)
   OT_OK(LAPI_Gfence(ot.h));
   if (ot.me == 0) {
     LAPI_Setcntr(ot.h, &cmpl, 0);
-    pthread_mutex_lock(&ofi.lock);
-    uint64_t unknowns0 = ofi.st.unknowns;
-    pthread_mutex_unlock(&ofi.lock);
+    uint64_t unknowns0 = stat_now(&ofi.st.unknowns);
     amsend_held(mid, MID, cntrs, NULL, &cmpl); /* deaf to PULLs, ASKs */
     int asked = sign_take("asked", OWED_WAIT_S + 2);
     pthread_mutex_unlock(&ofi.lock); /* the PULLs and the ASK answered */
@@ -399,9 +407,7 @@ int main(void)
     double until = ot_now_s() + OWED_WAIT_S;
     while (asked && answered == 0 && ot_now_s() < until) {
       usleep(1000);
-      pthread_mutex_lock(&ofi.lock);
-      answered = ofi.st.unknowns - unknowns0;
-      pthread_mutex_unlock(&ofi.lock);
+      answered = stat_now(&ofi.st.unknowns) - unknowns0;
     }
     OT_CHECK(!asked || answered > 0, "part 1b: task 1's ASK DATA got no "
              "UNKNOWN from us within %d s", OWED_WAIT_S);
