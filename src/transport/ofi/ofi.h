@@ -505,7 +505,8 @@ struct ofi_peer {
   int credits;               /* requests we may still start */
   struct ofi_xfer *wq_head, *wq_tail; /* waiting for a credit */
   int failed;                /* LAPI code once the peer is gone */
-  long waiting;              /* our transfers that need it to answer */
+  int64_t wait_from_ms;      /* watchdog: since when we wait for it (0:
+                                not waiting) */
   int64_t last_rx_ms;
   int64_t ping_ms;
   int queued;                /* our packets in the retry queue */

@@ -21,7 +21,8 @@
  * wait for that sent nothing for TIMEOUT/4 gets a PING (answered by its
  * progress thread, not its application), and one silent for TIMEOUT
  * seconds (LAPI_Qenv TIMEOUT, the smallest of the served handles) is
- * declared gone.  A peer that holds messages of ours not acknowledged
+ * declared gone; silence counts from the pass that first found us
+ * waiting for it if that is later than its last packet.  A peer that holds messages of ours not acknowledged
  * yet (ofi_ack.c) is watched the same way, and asked about them when
  * they did not move for a pass.  Every transfer with a gone peer fails:
  * the origin's error handler hears of it, its counters never move, and
@@ -354,6 +355,7 @@ void ofi_peer_fail(uint peer, int code, const char *why)
 }
 
 static int64_t last_watch;
+static int watch_gap; /* a loop found nothing to watch since the last pass */
 
 static void watchdog(void)
 {
@@ -376,9 +378,18 @@ static void watchdog(void)
       wait[t] = 1; /* our Fence may wait for its acknowledgement */
   for (uint t = 0; t < ofi.ntasks; t++) {
     struct ofi_peer *p = &ofi.peers[t];
-    if (!wait[t] || p->failed)
+    if (!wait[t] || p->failed) {
+      p->wait_from_ms = 0;
       continue;
-    int64_t quiet = now - p->last_rx_ms;
+    }
+    /* Silence counts from its last packet, but not from before we began
+     * to wait for it: a peer we needed nothing from for longer than
+     * TIMEOUT (a compute phase) is not gone for that. */
+    if (p->wait_from_ms == 0 || watch_gap)
+      p->wait_from_ms = now;
+    int64_t heard = p->last_rx_ms > p->wait_from_ms ? p->last_rx_ms
+                                                    : p->wait_from_ms;
+    int64_t quiet = now - heard;
     if (quiet > limit) {
       char why[96];
       snprintf(why, sizeof why, "no answer for %lld s (TIMEOUT)",
@@ -392,6 +403,7 @@ static void watchdog(void)
     }
   }
   free(wait);
+  watch_gap = 0;
   /* PINGs pass on a new connection while an answer lost with the old
    * one never comes: ask about transfers that waited that long. */
   if (ofi.xlive)
@@ -681,6 +693,8 @@ static void *progress_main(void *arg)
     ofi_fail_pending();
     if (ofi.xlive || ofi.nf_unacked)
       watchdog();
+    else
+      watch_gap = 1; /* nobody waited for anybody: every wait is new */
     if (n > 0) {
       idle = 0;
       trywait_held = 0;
