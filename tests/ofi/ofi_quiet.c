@@ -164,5 +164,7 @@ int main(void)
   free(putboxes);
   free(getsrcs);
   free(rmwwords);
+  free(big);
+  free(small);
   return ot_finish("ofi_quiet");
 }
