@@ -84,38 +84,6 @@
 
 static lapi_cntr_t tgt_cntr;
 
-/* A sign from one task to the other (part 3: "asked"; part 1b: "asked"
- * and "answered"): both are children of the same lapirun. */
-static void sign_path(char *path, size_t len, const char *what)
-{
-  snprintf(path, len, "/tmp/ofi_lost_data.%d.%s", (int)getppid(), what);
-}
-
-static void sign_give(const char *what)
-{
-  char path[96];
-  sign_path(path, sizeof path, what);
-  FILE *f = fopen(path, "w");
-  OT_CHECK(f != NULL, "cannot create %s", path);
-  if (f)
-    fclose(f);
-}
-
-/* Waits at most s seconds for the other task's sign (taken: removed);
- * 0 if it did not come. */
-static int sign_take(const char *what, double s)
-{
-  char path[96];
-  sign_path(path, sizeof path, what);
-  double until = ot_now_s() + s;
-  int seen = 0;
-  while (!(seen = access(path, F_OK) == 0) && ot_now_s() < until)
-    usleep(1000);
-  if (seen)
-    unlink(path);
-  return seen;
-}
-
 /* Task 0: an Amsend of a pulled message whose RTS leaves while we hold
  * ofi.lock, so that none of the sink's PULLs is answered before we
  * unlock however the threads are scheduled (holding the lock right after
@@ -186,7 +154,7 @@ static void owed_sink_ask(int sign)
   pthread_mutex_unlock(&ofi.lock);
   OT_CHECK(asked == 1, "part 3: ask number %u, want 1", (unsigned)asked);
   if (sign)
-    sign_give("asked");
+    ot_sign_give("asked");
 }
 
 /* Task 0, parts 3 and 5: a packet to task 1 counted owed by hand (+1:
@@ -224,14 +192,14 @@ static int owed_source(const unsigned char *mid, size_t len, void **cntrs)
   amsend_held(mid, len, cntrs, &org, &cmpl); /* no PULL answered until
                                                 task 1 asked */
   /* the sink's bound, and then some */
-  int sign_seen = sign_take("asked", OWED_WAIT_S + 2);
+  int sign_seen = ot_sign_take("asked", OWED_WAIT_S + 2);
   pthread_mutex_unlock(&ofi.lock);
   OT_CHECK(sign_seen, "part 3: task 1 did not sign within %d s that it "
            "asked about its PULLs", OWED_WAIT_S + 2);
   uint64_t owed_asks = owed0;
   double until = ot_now_s() + 4 * TIMEOUT_S;
   while (owed_asks == owed0 && ot_now_s() < until) {
-    usleep(1000); /* the ASK comes and is dropped */
+    usleep(1000); /* the ASK comes, its UNKNOWN owed */
     owed_asks = stat_now(&ofi.st.asks_owed);
   }
   OT_CHECK(owed_asks != owed0, "no ASK DATA reached the owing source "
@@ -399,7 +367,7 @@ int main(void)
     LAPI_Setcntr(ot.h, &cmpl, 0);
     uint64_t unknowns0 = stat_now(&ofi.st.unknowns);
     amsend_held(mid, MID, cntrs, NULL, &cmpl); /* deaf to PULLs, ASKs */
-    int asked = sign_take("asked", OWED_WAIT_S + 2);
+    int asked = ot_sign_take("asked", OWED_WAIT_S + 2);
     pthread_mutex_unlock(&ofi.lock); /* the PULLs and the ASK answered */
     OT_CHECK(asked, "part 1b: task 1 did not sign within %d s that it "
              "asked about its PULLs", OWED_WAIT_S + 2);
@@ -411,7 +379,7 @@ int main(void)
     }
     OT_CHECK(!asked || answered > 0, "part 1b: task 1's ASK DATA got no "
              "UNKNOWN from us within %d s", OWED_WAIT_S);
-    sign_give("answered");
+    ot_sign_give("answered");
     OT_OK(LAPI_Waitcntr(ot.h, &cmpl, 1, NULL));
   } else {
     int64_t fake = ofi_now_ms() + 1000000; /* the watchdog stays out */
@@ -427,8 +395,8 @@ int main(void)
       ofi_ask_watch(fake, 1); /* (sets watch_ms if not set yet) */
       ofi_ask_watch(fake + 1, 1); /* ASK 1 */
       uint32_t first = x->data_ask_no;
-      sign_give("asked");
-      int answered = sign_take("answered", 2 * OWED_WAIT_S + 2);
+      ot_sign_give("asked");
+      int answered = ot_sign_take("answered", 2 * OWED_WAIT_S + 2);
       OT_CHECK(answered, "part 1b: task 0 did not sign that it answered "
                "our ASK DATA");
       ofi_ask_watch(fake + 2, 1); /* ASK 2: before the UNKNOWN is read */

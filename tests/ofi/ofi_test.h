@@ -114,6 +114,39 @@ static inline double ot_now_s(void)
   return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Signs between the tasks of one job, to order steps without sleeps:
+ * a file in /tmp named for lapirun (the parent of every task) and what
+ * the sign says. */
+static inline void ot_sign_path(char *path, size_t len, const char *what)
+{
+  snprintf(path, len, "/tmp/ofi_test.%d.%s", (int)getppid(), what);
+}
+
+static inline void ot_sign_give(const char *what)
+{
+  char path[96];
+  ot_sign_path(path, sizeof path, what);
+  FILE *f = fopen(path, "w");
+  OT_CHECK(f != NULL, "cannot create %s", path);
+  if (f)
+    fclose(f);
+}
+
+/* Waits at most s seconds for the other task's sign (taken: removed);
+ * 0 if it did not come. */
+static inline int ot_sign_take(const char *what, double s)
+{
+  char path[96];
+  ot_sign_path(path, sizeof path, what);
+  double until = ot_now_s() + s;
+  int seen = 0;
+  while (!(seen = access(path, F_OK) == 0) && ot_now_s() < until)
+    usleep(1000);
+  if (seen)
+    unlink(path);
+  return seen;
+}
+
 /* Fault tests: the task expected to go away, and how many asynchronous
  * errors its error handler (ot_errh_watch) heard naming it. */
 static int ot_watch = -1;

@@ -585,11 +585,11 @@ struct ofi_stats {
   uint64_t fin_lists;        /* FIN lists sent (ofi_fin.c) */
   uint64_t fins_listed;      /* FINs that went in them */
   uint64_t asks;             /* ASKs sent about long-waiting transfers */
-  uint64_t unknowns;         /* UNKNOWN answers sent (we held no such
-                                transfer) */
+  uint64_t unknowns;         /* UNKNOWN answers sent, or owed and not
+                                voided (we held no such transfer) */
   uint64_t asks_held;        /* ASKs about a transfer we held (no answer) */
-  uint64_t asks_owed;        /* ASKs not answered: a packet to the asker
-                                was owed (it asks again) */
+  uint64_t asks_owed;        /* ASKs whose UNKNOWN was owed behind the
+                                packets owed to the asker */
 };
 
 struct ofi_owed;
@@ -835,9 +835,9 @@ int ofi_send_small(uint peer, const void *pkt, size_t len);
 void ofi_owe_pull(const struct ofi_pull *p);
 void ofi_owe_launch(struct ofi_xfer *x);
 void ofi_owe_nak(uint peer, const struct ofi_nak *n); /* ofi_nak_post */
-/* The UNKNOWN answering an ASK DATA that came while packets to its
- * asker were owed: sent once none of those is left (ofi_ask.c). */
-void ofi_owe_data_unknown(uint peer, const struct ofi_ask *u);
+/* The UNKNOWN answering an ASK that came while packets to its asker
+ * were owed: sent once none of those is left (ofi_ask.c). */
+void ofi_owe_unknown(uint peer, const struct ofi_ask *u);
 void ofi_owed_free(void);
 
 /* ofi_fault.c: test hooks, off unless their variables are set */

@@ -16,13 +16,19 @@
  * Why UNKNOWN never overtakes a real answer: packets to one peer are
  * delivered in the order they were posted (the retry queue keeps that
  * order, and a packet to a peer with queued ones queues behind them), so
- * the answerer first sends the FINs it holds for lists, and stays silent
- * while a packet to the asker is owed (no buffer: an owed FIN may leave
- * after a later packet); the asker asks only about transfers launched
- * (credit taken) and while nothing to that peer is owed (an owed
- * launch), so the ASK cannot arrive before the packet it asks about.  An answer crossing the ASK
- * arrives before the UNKNOWN, which then finds nothing and counts as
- * stale.
+ * the answerer first sends the FINs it holds for lists; while a packet
+ * to the asker is owed (no buffer: an owed FIN, GET or RMW reply would
+ * leave after a packet sent now) it owes the UNKNOWN behind it
+ * (asks_owed, ofi_owe_unknown): the UNKNOWN leaves once everything owed
+ * ahead of it has (posted, or queued in order for a retry), and is owed
+ * again behind anything owed again in the same pass.  The asker asks
+ * only about transfers launched (credit taken) and while nothing to that
+ * peer is owed (an owed launch), so the ASK cannot arrive before the
+ * packet it asks about.  An answer crossing the ASK, or owed when it
+ * came, arrives before the UNKNOWN, which then finds nothing and counts
+ * as stale.  Until session 14 only an ASK DATA was answered so; the
+ * others were dropped and asked again, and a peer that owed the asker
+ * packets at every ask (busy, or short of memory) never answered one.
  *
  * A sink pulling packed chunks (PULL / DATA) waits for DATA, which
  * nobody asks about otherwise: the source holds its transfer and says
@@ -38,16 +44,18 @@
  * (a deaf source answering late, after the sink pulled on and asked
  * again) is stale, as its mark is not known.  A source that owes the
  * asker packets (the DATA answering those PULLs may be among them) owes
- * the UNKNOWN behind them (asks_owed, ofi_owe_data_unknown): it leaves
- * once everything owed ahead of it has, never before.  Until then the
- * sink may ask again with a new number and mark (the older owed UNKNOWN
- * is voided), so a DATA lost after that is still found.  A chunk asked
+ * the UNKNOWN behind them, as every UNKNOWN.  Until it leaves the sink
+ * may ask again with a new number and mark (the older owed UNKNOWN is
+ * voided), so a DATA lost after that is still found.  A chunk asked
  * again in a packet (ofi_ref_land) or a new stream (the description's
  * end) voids the pending ask (ask_issued 0: its UNKNOWN is stale).
  *
  * A no-FIN message (ofi_ack.c) has no FIN to ask about: the peer's
  * oldest unacknowledged one is asked about by number (OFI_ASK_NOFIN),
- * answered from the target's window (ofi_nofin_asked).
+ * answered from the target's window (ofi_nofin_asked), at once even
+ * while packets to the asker are owed: its UNKNOWN says the message
+ * never arrived, which nothing owed could contradict (an owed NAK's
+ * message is seen: held, no UNKNOWN).
  *
  * Off every message's path: the watchdog runs this every 250 ms; a
  * transfer costs nothing until it has waited an interval (one field set
@@ -247,24 +255,19 @@ void ofi_on_ask(const struct ofi_ask *a)
       return; /* held: its answer is still to come */
     }
   }
-  /* Not held: its answer left, or never will.  Held FINs go first; an
-   * answer owed (no buffer) could come after an UNKNOWN sent now.  (One
-   * in the retry queue is fine: the UNKNOWN queues behind it.) */
+  /* Not held: its answer left, is owed, or never will.  Held FINs go
+   * first (owed if no buffer).  An answer in the retry queue is passed
+   * by nothing (the UNKNOWN queues behind it); an owed one would come
+   * after an UNKNOWN sent now, so the UNKNOWN is owed behind it. */
   ofi_fin_flush();
   struct ofi_ask u = *a;
   ofi_hdr_init(&u.h, OFI_M_UNKNOWN, 0, a->h.id, sizeof u);
+  ofi.st.unknowns++;
   if (ofi.peers[src].owed) {
     ofi.st.asks_owed++;
-    /* DATA: the answers to the PULLs before the ASK left, or are owed;
-     * the UNKNOWN is owed behind them and sent once they are gone, so
-     * it cannot overtake them.  The others are asked again later. */
-    if (a->what == OFI_ASK_DATA) {
-      ofi.st.unknowns++;
-      ofi_owe_data_unknown(src, &u);
-    }
+    ofi_owe_unknown(src, &u);
     return;
   }
-  ofi.st.unknowns++;
   ofi_send_small(src, &u, sizeof u);
 }
 

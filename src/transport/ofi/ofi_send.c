@@ -266,15 +266,18 @@ void ofi_owe_nak(uint peer, const struct ofi_nak *n)
   owe(OWED_NAK, peer, n, sizeof *n, 0);
 }
 
-/* Behind every packet owed to peer now: the DATA answering the PULLs
- * that came before the ASK are among them.  An older one for the same
- * sink is voided: its UNKNOWN would echo an ask number the sink no
- * longer keeps (stale there). */
-void ofi_owe_data_unknown(uint peer, const struct ofi_ask *u)
+/* Behind every packet owed to peer now: the answer the ASK is about (a
+ * FIN, a GET's or an RMW's reply, the DATA answering the PULLs before
+ * an ASK DATA) is among them if it is owed.  An older one about the same
+ * transfer of the asker is voided: the newer says as much, later (and an
+ * ASK DATA's would echo an ask number the sink no longer keeps). */
+void ofi_owe_unknown(uint peer, const struct ofi_ask *u)
 {
   for (struct ofi_owed *o = ofi.owed_head; o; o = o->next)
-    if (o->kind == OWED_UNKNOWN && o->peer == peer && o->xid == u->h.id)
+    if (o->kind == OWED_UNKNOWN && o->peer == peer && o->xid == u->h.id) {
       o->kind = 0; /* its turn does nothing (counted owed till then) */
+      ofi.st.unknowns--; /* never sent: the newer one stands for it */
+    }
   owe(OWED_UNKNOWN, peer, u, sizeof *u, u->h.id);
 }
 
@@ -334,7 +337,7 @@ static void owed_retry(void)
         struct ofi_ask u;
         memcpy(&u, o->pkt, sizeof u);
         if (owed_again(o->peer))
-          ofi_owe_data_unknown(o->peer, &u);
+          ofi_owe_unknown(o->peer, &u);
         else
           ofi_send_small(o->peer, &u, sizeof u);
         break;
