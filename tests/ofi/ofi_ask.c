@@ -38,8 +38,8 @@
  *     when task 1's ASKs SINK, GET and RMW about transfers task 0 never
  *     had come: each UNKNOWN is owed behind that packet (asks_owed), and
  *     all four arrive once task 0 has buffers again (stale at task 1,
- *     which asked nothing).  Until session 14 those ASKs were dropped:
- *     task 1 waits for the UNKNOWNs in vain.
+ *     which asked nothing).  An answerer that dropped those ASKs would
+ *     leave task 1 waiting for the UNKNOWNs in vain.
  *  5. Task 1 puts BIG bytes to task 0 (a FIN answers it) while task 0
  *     owes every packet: the FIN is owed when task 1, told so by a sign,
  *     asks about the put (ASK SINK, by hand).  Task 0 owes its UNKNOWN

@@ -26,9 +26,8 @@
  * peer is owed (an owed launch), so the ASK cannot arrive before the
  * packet it asks about.  An answer crossing the ASK, or owed when it
  * came, arrives before the UNKNOWN, which then finds nothing and counts
- * as stale.  Until session 14 only an ASK DATA was answered so; the
- * others were dropped and asked again, and a peer that owed the asker
- * packets at every ask (busy, or short of memory) never answered one.
+ * as stale.  (Dropping the ASK instead would leave a peer that owes the
+ * asker packets at every ask, busy or short of memory, never answering.)
  *
  * A sink pulling packed chunks (PULL / DATA) waits for DATA, which
  * nobody asks about otherwise: the source holds its transfer and says
