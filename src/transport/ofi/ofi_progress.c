@@ -22,9 +22,9 @@
  * progress thread, not its application), and one silent for TIMEOUT
  * seconds (LAPI_Qenv TIMEOUT, the smallest of the served handles) is
  * declared gone; silence counts from the pass that first found us
- * waiting for it if that is later than its last packet.  A peer that holds messages of ours not acknowledged
- * yet (ofi_ack.c) is watched the same way, and asked about them when
- * they did not move for a pass.  Every transfer with a gone peer fails:
+ * waiting for it if that is later than its last packet.  A peer that
+ * holds messages of ours not acknowledged yet (ofi_ack.c) is watched the
+ * same way, and asked about them when they did not move for a pass.  Every transfer with a gone peer fails:
  * the origin's error handler hears of it, its counters never move, and
  * new operations to that task return LAPI_ERR_NO_CONNECTIVITY.
  */
