@@ -218,12 +218,16 @@ _Static_assert(sizeof(struct ofi_pull) <= 80 && sizeof(struct ofi_fin) <= 80 &&
                        80,
                "an owed packet must fit struct ofi_owed's pkt");
 
-static void owe(int kind, uint peer, const void *pkt, size_t len,
-                uint64_t xid)
+/* Puts the work at the tail of the owed list: 0.  1: the peer is gone
+ * (its transfers fail with it), nothing owed.  -1: no record to keep it
+ * in; the peer fails (a packet to it would be lost), unless may_drop: a
+ * packet the peer asks for again (an UNKNOWN) is dropped instead. */
+static int owe(int kind, uint peer, const void *pkt, size_t len,
+               uint64_t xid, int may_drop)
 {
   struct ofi_peer *p = &ofi.peers[peer];
   if (p->failed || p->fail_pending)
-    return; /* its transfers fail with it */
+    return 1;
   struct ofi_owed *o = ofi.owed_spare;
   if (o)
     ofi.owed_spare = o->next;
@@ -231,9 +235,10 @@ static void owe(int kind, uint peer, const void *pkt, size_t len,
     o = malloc(sizeof *o);
   if (o == NULL || len > sizeof o->pkt) {
     free(o);
-    fail_later(peer, LAPI_ERR_MEMORY_EXHAUSTED,
-               "out of memory: a packet to it could not be sent");
-    return;
+    if (!may_drop)
+      fail_later(peer, LAPI_ERR_MEMORY_EXHAUSTED,
+                 "out of memory: a packet to it could not be sent");
+    return -1;
   }
   o->next = NULL;
   o->kind = kind;
@@ -249,21 +254,22 @@ static void owe(int kind, uint peer, const void *pkt, size_t len,
   ofi.owed_tail = o;
   p->owed++;
   ofi_kick(); /* the progress thread tries again soon */
+  return 0;
 }
 
 void ofi_owe_pull(const struct ofi_pull *p)
 {
-  owe(OWED_PULL, p->h.src, p, sizeof *p, 0);
+  (void)owe(OWED_PULL, p->h.src, p, sizeof *p, 0, 0);
 }
 
 void ofi_owe_launch(struct ofi_xfer *x)
 {
-  owe(OWED_LAUNCH, x->peer, NULL, 0, x->id);
+  (void)owe(OWED_LAUNCH, x->peer, NULL, 0, x->id, 0);
 }
 
 void ofi_owe_nak(uint peer, const struct ofi_nak *n)
 {
-  owe(OWED_NAK, peer, n, sizeof *n, 0);
+  (void)owe(OWED_NAK, peer, n, sizeof *n, 0, 0);
 }
 
 /* Behind every packet owed to peer now: the answer the ASK is about (a
@@ -273,12 +279,17 @@ void ofi_owe_nak(uint peer, const struct ofi_nak *n)
  * ASK DATA's would echo an ask number the sink no longer keeps). */
 void ofi_owe_unknown(uint peer, const struct ofi_ask *u)
 {
-  for (struct ofi_owed *o = ofi.owed_head; o; o = o->next)
+  int rc = owe(OWED_UNKNOWN, peer, u, sizeof *u, u->h.id, 1);
+  if (rc != 0) {
+    if (rc < 0)
+      ofi.st.unknowns--; /* out of memory: the asker asks again */
+    return;
+  }
+  for (struct ofi_owed *o = ofi.owed_head; o != ofi.owed_tail; o = o->next)
     if (o->kind == OWED_UNKNOWN && o->peer == peer && o->xid == u->h.id) {
       o->kind = 0; /* its turn does nothing (counted owed till then) */
       ofi.st.unknowns--; /* never sent: the newer one stands for it */
     }
-  owe(OWED_UNKNOWN, peer, u, sizeof *u, u->h.id);
 }
 
 /* Owed again in this pass (ofi.owed_head holds what was): something to
@@ -408,7 +419,7 @@ int ofi_send_small(uint peer, const void *pkt, size_t len)
 {
   struct ofi_buf *b = ofi_buf_get();
   if (b == NULL) {
-    owe(OWED_SEND, peer, pkt, len, 0);
+    (void)owe(OWED_SEND, peer, pkt, len, 0, 0);
     return ofi.peers[peer].fail_pending ? LAPI_ERR_MEMORY_EXHAUSTED
                                         : LAPI_SUCCESS;
   }
