@@ -6,8 +6,11 @@
  * TIMEOUT is 2 s (LAPI_Senv).  Every task sends to the next one (a ring)
  * and hears from the previous one:
  *  1. Warm-up: for 0.8 s each task streams Amsends to the next and waits
- *     for each, so the watchdog's passes (every 250 ms) find it waiting
- *     for that peer and hear from it.
+ *     for each; the last one's completion handler at the target takes
+ *     0.6 s, so at least two of the watchdog's passes (every 250 ms)
+ *     find the origin waiting for that peer and note since when.  A
+ *     watch that kept that start across the quiet (no pass runs while
+ *     nothing is in flight) would count the quiet as silence too.
  *  2. Quiet: nobody calls LAPI for TIMEOUT + 2 s (a compute phase).
  *  3. Each task sends the next one an Amsend of 1 MiB (rendezvous: a
  *     FIN answers it), one of 64 B with cmpl_cntr (eager, acknowledged by
@@ -45,14 +48,22 @@ static void errh(lapi_handle_t *h, int *code, lapi_err_t *type, int *task,
   __atomic_add_fetch(&errors, 1, __ATOMIC_SEQ_CST);
 }
 
-/* Header handler 1: by length, the big or the small box. */
+/* The warm-up's last message: its origin waits that long for it. */
+static void slow_done(lapi_handle_t *h, void *uinfo)
+{
+  (void)h;
+  (void)uinfo;
+  usleep(600000);
+}
+
+/* Header handler 1: by length, the big or the small box; a user header
+ * asks for the slow completion handler. */
 static void *to_inbox(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
                       ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
 {
   (void)h;
   (void)uhdr;
-  (void)uhdr_len;
-  *comp_h = NULL;
+  *comp_h = *uhdr_len ? slow_done : NULL;
   *uinfo = NULL;
   return *msg_len == BIG ? inbox : smallbox;
 }
@@ -70,6 +81,11 @@ static void warm_up(double secs, void **tcntrs, unsigned char *src)
     OT_OK(LAPI_Waitcntr(ot.h, &cmpl, 1, NULL));
     sent++;
   }
+  int slow = 1;
+  OT_OK(LAPI_Amsend(ot.h, (uint)ot.tgt, (void *)1, &slow, sizeof slow, src,
+                    SMALL, tcntrs[ot.tgt], NULL, &cmpl));
+  OT_OK(LAPI_Waitcntr(ot.h, &cmpl, 1, NULL));
+  sent++;
   /* the previous task's are counted on our tgt_cntr; it sent as many
    * as its clock allowed: the count comes through the job */
   void **counts = ot_addrs((void *)(uintptr_t)sent);
