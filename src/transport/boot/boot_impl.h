@@ -39,6 +39,25 @@ int lapi_boot_timeout(void);
 int boot_client_join(const char *src, const char *addr, int kind, int rank,
                      int size, const char *key, int timeout_s);
 
+/*
+ * A member connection to the exchange server (boot_member.c): rounds of
+ * all-gathers and barriers, the ACTIVE flag, GONE notices, the goodbye.
+ * `src` prefixes messages ("lapirun", "pmix"), `owner` names who serves
+ * the exchange ("lapirun", "rank 0").  join returns NULL after a message.
+ * leave says goodbye and closes; the object stays (another thread may
+ * still hold it at exit).
+ */
+struct boot_member;
+struct boot_member *boot_member_join(const char *src, const char *owner,
+                                     const char *addr, int rank, int size,
+                                     const char *key, int timeout_s);
+/* An all-gather of len bytes a CG (mine NULL and len 0: a barrier). */
+int boot_member_gather(struct boot_member *m, const void *mine, size_t len,
+                       void *all);
+void boot_member_set_active(struct boot_member *m, int on);
+int boot_member_gone(struct boot_member *m, int *ranks, int max);
+void boot_member_leave(struct boot_member *m);
+
 /* A job-wide counter service reached through a counter connection. */
 struct boot_counters {
   pthread_mutex_t mu;
