@@ -6,8 +6,12 @@
 # not run as root.  Debian 12 (bookworm) or a close relative is assumed.
 set -eu
 
+# slurmd, slurmctld, slurm-client and munge: the tests start jobs with
+# Slurm's srun on a cluster of their own (no system service is set up:
+# Debian's units wait for an /etc/slurm/slurm.conf that nobody writes).
 PACKAGES="cmake make gcc g++ gfortran pkg-config libcriterion-dev \
-libfabric-dev libfabric-bin iproute2 libpmix-dev openmpi-bin libopenmpi-dev"
+libfabric-dev libfabric-bin iproute2 libpmix-dev openmpi-bin libopenmpi-dev \
+slurmd slurmctld slurm-client munge"
 
 missing=""
 for pkg in $PACKAGES; do

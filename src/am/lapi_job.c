@@ -53,10 +53,10 @@ const struct lapi_job *lapi_job(void)
 /*
  * A collective blocks in the bootstrap; a task in polling mode runs its
  * handle's work meanwhile (a peer may wait for one of its messages before
- * it joins: without this both would wait for ever).  lapirun's exchange
- * calls lapi_progress between its polls (boot_set_wait_idle); a bootstrap
- * that blocks inside a library (PMIx_Fence) runs on a helper thread while
- * the caller makes progress.
+ * it joins: without this both would wait for ever).  The job's exchange
+ * (lapirun's, or rank 0's under PMIx) calls lapi_progress between its
+ * polls (boot_set_wait_idle); a bootstrap that would block inside a
+ * library runs on a helper thread while the caller makes progress.
  */
 static int coll_progress(void *h)
 {
@@ -95,7 +95,8 @@ static int coll_run(struct lapi_hndl *h, const void *mine, size_t len,
     coll_thread(&c);
     return c.rc;
   }
-  if (strcmp(job_bootstrap->kind, "lapirun") == 0) {
+  if (strcmp(job_bootstrap->kind, "lapirun") == 0 ||
+      strcmp(job_bootstrap->kind, "pmix") == 0) {
     boot_set_wait_idle(coll_progress, h);
     coll_thread(&c);
     boot_set_wait_idle(NULL, NULL);

@@ -8,11 +8,18 @@
  *                     job's environment agree with each other; "same":
  *                     all CGs on one host (default), "apart": each CG
  *                     alone on its host (--host-cmd with {rank})
- *   pmixinfo          started by mpirun: rank, size and local rank/size
- *                     are Open MPI's (prints "kind singleton" and fails
- *                     when the build has no PMIx)
+ *   pmixinfo [LOCAL]  started by mpirun or srun: rank, size and local
+ *                     rank/size are the launcher's (Open MPI's
+ *                     OMPI_COMM_WORLD_*; under Slurm SLURM_PROCID,
+ *                     SLURM_NTASKS, SLURM_LOCALID and LOCAL, the CGs a
+ *                     node); prints "kind singleton" and fails when the
+ *                     build has no PMIx
  *   coll ROUNDS       all-gathers of many sizes, barriers and fetch_add,
  *                     every byte and every counter value checked
+ *   fence ROUNDS      no CG leaves a barrier or an all-gather before every
+ *                     CG has entered it: each round every CG adds 1 to a
+ *                     counter, then after the barrier (the all-gather on
+ *                     odd rounds) the counter must hold size x rounds
  *   exit RANK CODE    barrier, then RANK exits with CODE, the others wait
  *   kill RANK SIG     barrier, then RANK raises SIG, the others wait
  *   wait              barrier, then wait (to be signalled)
@@ -52,18 +59,28 @@ static struct lapi_boot *join(void)
   return b;
 }
 
-/* Under Open MPI's mpirun: PMIx's view matches OMPI_COMM_WORLD_*. */
-static void mode_pmixinfo(void)
+/* Under mpirun or srun: PMIx's view matches the launcher's environment. */
+static void mode_pmixinfo(const char *local)
 {
   struct lapi_boot *b = join();
   printf("rank %d size %d local %d/%d tpc %d kind %s key %s\n", b->rank,
          b->size, b->local_rank, b->local_size, b->tasks_per_cg, b->kind,
          b->job_key);
   CHECK(strcmp(b->kind, "pmix") == 0, "kind %s", b->kind);
-  CHECK(env_is("OMPI_COMM_WORLD_RANK", b->rank), "rank");
-  CHECK(env_is("OMPI_COMM_WORLD_SIZE", b->size), "size");
-  CHECK(env_is("OMPI_COMM_WORLD_LOCAL_RANK", b->local_rank), "local rank");
-  CHECK(env_is("OMPI_COMM_WORLD_LOCAL_SIZE", b->local_size), "local size");
+  if (getenv("SLURM_PROCID")) {
+    /* Slurm says how many tasks share the node only in a compressed
+     * list ("2(x2)"): the test passes it. */
+    CHECK(env_is("SLURM_PROCID", b->rank), "rank");
+    CHECK(env_is("SLURM_NTASKS", b->size), "size");
+    CHECK(env_is("SLURM_LOCALID", b->local_rank), "local rank");
+    CHECK(local && atoi(local) == b->local_size, "local size %d, expected %s",
+          b->local_size, local ? local : "(not given)");
+  } else {
+    CHECK(env_is("OMPI_COMM_WORLD_RANK", b->rank), "rank");
+    CHECK(env_is("OMPI_COMM_WORLD_SIZE", b->size), "size");
+    CHECK(env_is("OMPI_COMM_WORLD_LOCAL_RANK", b->local_rank), "local rank");
+    CHECK(env_is("OMPI_COMM_WORLD_LOCAL_SIZE", b->local_size), "local size");
+  }
   CHECK(strncmp(b->job_key, "pmix-", 5) == 0 && !strchr(b->job_key, '/'),
         "job key %s", b->job_key);
   char keys[64][64];
@@ -71,6 +88,25 @@ static void mode_pmixinfo(void)
     CHECK(b->allgather(b, b->job_key, 64, keys) == 0, "allgather");
     for (int r = 0; r < b->size; r++)
       CHECK(strcmp(keys[r], b->job_key) == 0, "rank %d key %s", r, keys[r]);
+  }
+}
+
+static void mode_fence(int rounds)
+{
+  struct lapi_boot *b = join();
+  int64_t mine = b->rank, all[4096];
+  for (int k = 0; k < rounds && failures == 0; k++) {
+    CHECK(b->fetch_add(b, 7, 1) >= 0, "fetch_add round %d", k);
+    if (k % 2)
+      CHECK(b->allgather(b, &mine, sizeof mine, all) == 0, "allgather %d", k);
+    else
+      CHECK(b->barrier(b) == 0, "barrier round %d", k);
+    long v = b->fetch_add(b, 7, 0);
+    CHECK(v == (long)b->size * (k + 1), "round %d: left the %s with the "
+          "counter at %ld, not %ld: a CG had not entered it yet", k,
+          k % 2 ? "all-gather" : "barrier", v, (long)b->size * (k + 1));
+    /* Nobody adds for the next round before everyone has read. */
+    CHECK(b->barrier(b) == 0, "second barrier round %d", k);
   }
 }
 
@@ -183,7 +219,7 @@ int main(int argc, char **argv)
     mode_info(argc > 2 ? argv[2] : NULL,
               argc > 3 && strcmp(argv[3], "apart") == 0);
   } else if (strcmp(mode, "pmixinfo") == 0) {
-    mode_pmixinfo();
+    mode_pmixinfo(argc > 2 ? argv[2] : NULL);
   } else if (strcmp(mode, "coll") == 0) {
     mode_coll(argc > 2 ? atoi(argv[2]) : 20);
   } else if (strcmp(mode, "exit") == 0 || strcmp(mode, "kill") == 0) {
@@ -201,6 +237,8 @@ int main(int argc, char **argv)
     CHECK(b->barrier(b) == 0, "barrier");
     printf("rank %d waiting\n", b->rank);
     pause();
+  } else if (strcmp(mode, "fence") == 0) {
+    mode_fence(argc > 2 ? atoi(argv[2]) : 20);
   } else if (strcmp(mode, "leave") == 0) {
     struct lapi_boot *b = join();
     CHECK(b->barrier(b) == 0, "first barrier");

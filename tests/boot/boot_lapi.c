@@ -2,7 +2,8 @@
  * boot_lapi.c - LAPI_Init on top of the bootstrap, run under lapirun.
  *
  *   boot_lapi job          TASK_ID = LAPIRUN_RANK, NUM_TASKS = LAPIRUN_SIZE
- *                          (OMPI_COMM_WORLD_* under mpirun),
+ *                          (OMPI_COMM_WORLD_* under mpirun,
+ *                          SLURM_PROCID and SLURM_NTASKS under srun),
  *                          TIMEOUT = LAPI_TIMEOUT; Gfence; Address_init
  *                          and Address_init64 tables hold every task's
  *                          value; Term.  (No messages between tasks: the
@@ -51,7 +52,10 @@ static void job(void)
   int me = qenv(h, TASK_ID), n = qenv(h, NUM_TASKS);
   const char *er = getenv("LAPIRUN_RANK"), *es = getenv("LAPIRUN_SIZE");
   const char *et = getenv("LAPI_TIMEOUT");
-  if (er == NULL) { /* under Open MPI's mpirun (PMIx) */
+  if (er == NULL && getenv("SLURM_PROCID")) { /* under srun (PMIx) */
+    er = getenv("SLURM_PROCID");
+    es = getenv("SLURM_NTASKS");
+  } else if (er == NULL) { /* under Open MPI's mpirun (PMIx) */
     er = getenv("OMPI_COMM_WORLD_RANK");
     es = getenv("OMPI_COMM_WORLD_SIZE");
   }

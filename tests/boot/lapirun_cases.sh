@@ -80,6 +80,8 @@ coll2)
 coll4)
   run 0 -n 4 --label "$CHECK" coll 500
   count "$out" '^\[[0-3]\] PASS coll$' 4
+  run 0 -n 4 "$CHECK" fence 200
+  count "$out" '^PASS fence$' 4
   ;;
 leave)
   # Ranks 1 and 2 finish; rank 0's next barrier fails, naming a rank.
@@ -237,6 +239,9 @@ pmix)
     timeout -k 5 60 $mpi -n $n "$CHECK" coll 100 >"$out" 2>"$err" ||
       fail "mpirun -n $n coll exited $?"
     count "$out" '^PASS coll$' $n
+    timeout -k 5 60 $mpi -n $n "$CHECK" fence 100 >"$out" 2>"$err" ||
+      fail "mpirun -n $n fence exited $?"
+    count "$out" '^PASS fence$' $n
   done
   timeout -k 5 60 $mpi -n 2 -x LAPI_TIMEOUT=9 "$LAPI" job >"$out" 2>"$err" &&
     grep -q 'task 1 of 2' "$out" || fail "LAPI_Init under mpirun"

@@ -3,13 +3,18 @@
  * mpirun/prterun, Slurm srun --mpi=pmix).  Compiled only with libpmix.
  *
  * Rank and size come from PMIx (PMIX_JOB_SIZE, PMIX_LOCAL_RANK,
- * PMIX_LOCAL_SIZE); an all-gather is Put + Commit + Fence(collect) + a
- * Get per rank under a key of its own round; a barrier is a Fence.  PMIx
- * has no job-wide counter, so rank 0 runs the exchange server of lapirun
- * (boot_server.c) in a thread, publishes its address under
- * "lapi.boot.counters", and the others reach it as lapirun's counter
- * clients do.  The fences carry no timeout: a PMIx launcher ends the
- * job when a process dies, and a slow CG is no failure.
+ * PMIX_LOCAL_SIZE).  The collectives do not use PMIx fences: rank 0 runs
+ * the exchange server of lapirun (boot_server.c) in a thread and
+ * publishes its address under "lapi.boot.counters"; every CG reads it
+ * (PMIx_Get, bounded by the timeout) and joins as a member, as under
+ * lapirun: all-gathers, barriers, counters, ACTIVE and GONE notices all
+ * go through it.  Why not PMIx_Fence: under Slurm 22.05's mpi/pmix
+ * plugin with its default (tree) fence, a CG on one node left a fence
+ * before CGs on another node had entered it (tests/boot/slurm_cases.sh,
+ * boot_check fence: in every run of 200 rounds on 2 nodes), while
+ * ring fences were right; a barrier of our own does not depend on the
+ * launcher's collective.  The server PINGs while a round waits, so a slow
+ * CG is no failure, and a CG that dies closes its connection.
  */
 #ifdef OPENLAPI_HAVE_PMIX
 #include <errno.h>
@@ -31,17 +36,14 @@
 #define PMIX_COUNTERS_KEY "lapi.boot.counters"
 
 struct pmix_boot {
-  pthread_mutex_t mu;       /* one collective at a time */
   pmix_proc_t me;
-  uint64_t round;
   int timeout_s;
-  int failed;
-  /* Rank 0: the counter server and the thread that serves it. */
+  /* Rank 0: the exchange server and the thread that serves it. */
   struct boot_srv *srv;
   pthread_t srv_thread;
   int srv_wake[2];
-  struct boot_counters cnt; /* everyone: the client side */
-  int cnt_ready;
+  struct boot_member *member; /* everyone: the member connection */
+  struct boot_counters cnt;   /* and the counter connection */
   int active;               /* atomic: the transport is up (set_active) */
 };
 
@@ -74,89 +76,24 @@ static int pmix_gather(struct lapi_boot *b, const void *mine, size_t len,
                        void *all)
 {
   struct pmix_boot *p = b->impl;
-  int rc = -1;
-  pthread_mutex_lock(&p->mu);
-  if (p->failed) {
-    lapi_boot_say("pmix: rank %d: an earlier collective failed", b->rank);
-    goto out;
-  }
-  char key[64];
-  snprintf(key, sizeof key, "lapi.boot.ag.%llu",
-           (unsigned long long)p->round++);
-  pmix_byte_object_t bo = {.bytes = (char *)(uintptr_t)mine, .size = len};
-  pmix_value_t val;
-  PMIX_VALUE_CONSTRUCT(&val);
-  val.type = PMIX_BYTE_OBJECT;
-  val.data.bo = bo; /* PMIx_Put copies it */
-  pmix_status_t st = PMIx_Put(PMIX_GLOBAL, key, &val);
-  if (st != PMIX_SUCCESS) {
-    pmix_fail(b, "PMIx_Put", st);
-    goto broken;
-  }
-  if ((st = PMIx_Commit()) != PMIX_SUCCESS) {
-    pmix_fail(b, "PMIx_Commit", st);
-    goto broken;
-  }
-  pmix_info_t info;
-  bool collect = true;
-  PMIX_INFO_CONSTRUCT(&info);
-  PMIx_Info_load(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
-  st = PMIx_Fence(NULL, 0, &info, 1);
-  PMIX_INFO_DESTRUCT(&info);
-  if (st != PMIX_SUCCESS) {
-    pmix_fail(b, "PMIx_Fence", st);
-    goto broken;
-  }
-  for (int r = 0; r < b->size; r++) {
-    pmix_proc_t who;
-    PMIX_LOAD_PROCID(&who, p->me.nspace, (pmix_rank_t)r);
-    pmix_value_t *v = NULL;
-    st = PMIx_Get(&who, key, NULL, 0, &v);
-    if (st != PMIX_SUCCESS || v == NULL || v->type != PMIX_BYTE_OBJECT ||
-        v->data.bo.size != len) {
-      if (st == PMIX_SUCCESS)
-        lapi_boot_say("pmix: rank %d: all-gather: rank %d passed %zu "
-                      "bytes, this CG %zu: the CGs' collective calls differ",
-                      b->rank, r, v && v->type == PMIX_BYTE_OBJECT
-                      ? v->data.bo.size : (size_t)0, len);
-      else
-        pmix_fail(b, "PMIx_Get of an all-gather", st);
-      if (v)
-        PMIX_VALUE_RELEASE(v);
-      goto broken;
-    }
-    if (len)
-      memcpy((char *)all + (size_t)r * len, v->data.bo.bytes, len);
-    PMIX_VALUE_RELEASE(v);
-  }
-  rc = 0;
-  goto out;
-broken:
-  p->failed = 1;
-out:
-  pthread_mutex_unlock(&p->mu);
-  return rc;
+  return boot_member_gather(p->member, mine, len, all);
 }
 
 static int pmix_barrier(struct lapi_boot *b)
 {
-  struct pmix_boot *p = b->impl;
-  pthread_mutex_lock(&p->mu);
-  pmix_status_t st = p->failed ? PMIX_ERROR : PMIx_Fence(NULL, 0, NULL, 0);
-  if (st != PMIX_SUCCESS && !p->failed)
-    pmix_fail(b, "PMIx_Fence", st);
-  if (st != PMIX_SUCCESS)
-    p->failed = 1;
-  pthread_mutex_unlock(&p->mu);
-  return st == PMIX_SUCCESS ? 0 : -1;
+  return pmix_gather(b, NULL, 0, NULL);
 }
 
-/* Rank 0's thread: serve the counters until fini writes the wake pipe. */
+/* Rank 0's thread: serve the exchange.  Once fini writes the wake
+ * pipe, serve on until every other CG has left it (goodbye or closed
+ * connection), up to the timeout: a CG that finishes after rank 0 still
+ * gets its last answers and counters. */
 static void *srv_main(void *arg)
 {
   struct pmix_boot *p = arg;
   struct pollfd *pfd = NULL;
   int cap = 0;
+  int64_t leave_by = 0; /* 0: not leaving */
   for (;;) {
     int need = 1 + boot_srv_max_fds(p->srv);
     if (need > cap) {
@@ -166,13 +103,20 @@ static void *srv_main(void *arg)
       pfd = q;
       cap = need;
     }
-    pfd[0] = (struct pollfd){.fd = p->srv_wake[0], .events = POLLIN};
+    if (leave_by && (boot_srv_connections(p->srv) == 0 ||
+                     boot_now_ms() >= leave_by))
+      break;
+    pfd[0] = (struct pollfd){.fd = leave_by ? -1 : p->srv_wake[0],
+                             .events = POLLIN};
     int n = 1 + boot_srv_pollfds(p->srv, pfd + 1, cap - 1);
-    int rc = poll(pfd, (nfds_t)n, boot_srv_timeout_ms(p->srv));
+    int ms = boot_srv_timeout_ms(p->srv);
+    if (leave_by && (ms < 0 || ms > 100))
+      ms = 100; /* look at the deadline */
+    int rc = poll(pfd, (nfds_t)n, ms);
     if (rc < 0 && errno != EINTR)
       break;
     if (rc > 0 && pfd[0].revents)
-      break;
+      leave_by = boot_now_ms() + (int64_t)p->timeout_s * 1000;
     boot_srv_process(p->srv, pfd + 1, rc > 0 ? n - 1 : 0);
   }
   free(pfd);
@@ -202,15 +146,14 @@ static int pick_ip(char *ip, size_t len)
   return rc;
 }
 
-/* Rank 0: start the counter server and publish where it listens. */
-static int counters_serve(struct lapi_boot *b, struct pmix_boot *p,
+/* Rank 0: start the exchange server and publish where it listens. */
+static int exchange_serve(struct lapi_boot *b, struct pmix_boot *p,
                           char *addr, size_t addrlen)
 {
   char ip[64] = "127.0.0.1";
   if (b->local_size < b->size && pick_ip(ip, sizeof ip) < 0) {
-    lapi_boot_say("pmix: rank 0: no network address for the counter "
-                  "service: set LAPI_BOOT_ADDR to an IPv4 address of this "
-                  "host");
+    lapi_boot_say("pmix: rank 0: no network address for the job's exchange: "
+                  "set LAPI_BOOT_ADDR to an IPv4 address of this host");
     return -1;
   }
   p->srv = boot_srv_open(ip, b->size, b->job_key, p->timeout_s, "lapi boot",
@@ -219,7 +162,7 @@ static int counters_serve(struct lapi_boot *b, struct pmix_boot *p,
     return -1;
   if (pipe2(p->srv_wake, O_CLOEXEC) < 0 ||
       pthread_create(&p->srv_thread, NULL, srv_main, p) != 0) {
-    lapi_boot_say("pmix: rank 0: cannot start the counter service thread");
+    lapi_boot_say("pmix: rank 0: cannot start the exchange's thread");
     boot_srv_close(p->srv);
     p->srv = NULL;
     return -1;
@@ -231,54 +174,91 @@ static int counters_serve(struct lapi_boot *b, struct pmix_boot *p,
   pmix_status_t st = PMIx_Put(PMIX_GLOBAL, PMIX_COUNTERS_KEY, &val);
   if (st == PMIX_SUCCESS)
     st = PMIx_Commit();
-  return st == PMIX_SUCCESS ? 0 : pmix_fail(b, "publishing the counters",
+  return st == PMIX_SUCCESS ? 0 : pmix_fail(b, "publishing the exchange",
                                             st);
+}
+
+/* Rank 0: end the exchange's thread (it serves until the others have
+ * left, up to the timeout) and close the server. */
+static void exchange_stop(struct pmix_boot *p)
+{
+  if (p->srv == NULL)
+    return;
+  char c = 1;
+  if (write(p->srv_wake[1], &c, 1) == 1)
+    pthread_join(p->srv_thread, NULL);
+  boot_srv_close(p->srv);
+  close(p->srv_wake[0]);
+  close(p->srv_wake[1]);
+  p->srv = NULL;
 }
 
 static long pmix_fetch_add(struct lapi_boot *b, int id, long add)
 {
   struct pmix_boot *p = b->impl;
-  pthread_mutex_lock(&p->mu);
-  if (!p->cnt_ready) {
-    /* Rank 0's address: PMIx waits for its Put (direct modex), up to
-     * the timeout. */
-    pmix_proc_t zero;
-    PMIX_LOAD_PROCID(&zero, p->me.nspace, 0);
-    pmix_info_t info;
-    int tmo = p->timeout_s;
-    PMIX_INFO_CONSTRUCT(&info);
-    PMIx_Info_load(&info, PMIX_TIMEOUT, &tmo, PMIX_INT);
-    pmix_value_t *v = NULL;
-    pmix_status_t st = PMIx_Get(&zero, PMIX_COUNTERS_KEY, &info, 1, &v);
-    PMIX_INFO_DESTRUCT(&info);
-    if (st != PMIX_SUCCESS || v == NULL || v->type != PMIX_STRING) {
-      lapi_boot_say("pmix: rank %d: fetch_add: rank 0's counter service "
-                    "address is not published (%s)", b->rank,
-                    PMIx_Error_string(st));
-      if (v)
-        PMIX_VALUE_RELEASE(v);
-      pthread_mutex_unlock(&p->mu);
-      return -1;
-    }
-    boot_counters_setup(&p->cnt, "pmix", v->data.string, b->job_key,
-                        p->timeout_s);
-    PMIX_VALUE_RELEASE(v);
-    p->cnt_ready = 1;
-  }
-  pthread_mutex_unlock(&p->mu);
   return boot_counters_fetch_add(&p->cnt, id, add);
 }
 
-/* PMIx has no cheap way to tell the peers (an event the launcher relays
- * would need a handler registered in every process); the launcher
- * itself treats a process that exits without PMIx_Finalize as one that
- * exited improperly and ends the job (Open MPI's mpirun, Slurm).  So a
- * CG that leaves without LAPI_Term skips PMIx_Finalize: its peers,
- * which may wait for it, are ended rather than left waiting. */
+/* Everyone: rank 0's exchange address, published under
+ * PMIX_COUNTERS_KEY.  Slurm's PMIx server holds a Get of a key not yet
+ * put until it comes (direct modex); Open MPI's answers NOT-FOUND at
+ * once, so a Get that finds nothing is asked again, with the cache
+ * refreshed, after a short sleep (1 ms doubling to 100 ms), up to the
+ * timeout.  0, or -1 after a message. */
+static int exchange_address(struct lapi_boot *b, struct pmix_boot *p,
+                            char *addr, size_t addrlen)
+{
+  pmix_proc_t zero;
+  PMIX_LOAD_PROCID(&zero, p->me.nspace, 0);
+  int64_t end = boot_now_ms() + (int64_t)p->timeout_s * 1000;
+  long nap_us = 1000;
+  pmix_status_t st;
+  for (;;) {
+    int64_t left_ms = end - boot_now_ms();
+    int tmo = left_ms > 1000 ? (int)(left_ms / 1000) : 1;
+    bool refresh = true;
+    pmix_info_t info[2];
+    PMIX_INFO_CONSTRUCT(&info[0]);
+    PMIX_INFO_CONSTRUCT(&info[1]);
+    PMIx_Info_load(&info[0], PMIX_TIMEOUT, &tmo, PMIX_INT);
+    PMIx_Info_load(&info[1], PMIX_GET_REFRESH_CACHE, &refresh, PMIX_BOOL);
+    pmix_value_t *v = NULL;
+    st = PMIx_Get(&zero, PMIX_COUNTERS_KEY, info, 2, &v);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
+    if (st == PMIX_SUCCESS && v && v->type == PMIX_STRING) {
+      int fits = snprintf(addr, addrlen, "%s", v->data.string) < (int)addrlen;
+      PMIX_VALUE_RELEASE(v);
+      return fits ? 0 : -1;
+    }
+    if (v)
+      PMIX_VALUE_RELEASE(v);
+    if (st != PMIX_ERR_NOT_FOUND || boot_now_ms() >= end)
+      break;
+    usleep((useconds_t)nap_us);
+    nap_us = nap_us < 50000 ? nap_us * 2 : 100000;
+  }
+  lapi_boot_say("pmix: rank %d: rank 0 published no exchange address "
+                "within %d s (%s)", b->rank, p->timeout_s,
+                PMIx_Error_string(st));
+  return -1;
+}
+
+/* A CG that leaves without LAPI_Term is reported to the others by the
+ * exchange (GONE, as under lapirun), and it also skips PMIx_Finalize:
+ * the launcher treats a process that exits without it as one that
+ * exited improperly and ends the job (Open MPI's mpirun, Slurm). */
 static void pmix_set_active(struct lapi_boot *b, int on)
 {
   struct pmix_boot *p = b->impl;
   __atomic_store_n(&p->active, on, __ATOMIC_SEQ_CST);
+  boot_member_set_active(p->member, on);
+}
+
+static int pmix_gone(struct lapi_boot *b, int *ranks, int max)
+{
+  struct pmix_boot *p = b->impl;
+  return boot_member_gone(p->member, ranks, max);
 }
 
 static void pmix_fini(struct lapi_boot *b)
@@ -289,17 +269,9 @@ static void pmix_fini(struct lapi_boot *b)
                   "finalized, so that the launcher ends the job", b->rank);
     return;
   }
-  if (p->cnt_ready)
-    boot_counters_close(&p->cnt);
-  if (p->srv) {
-    char c = 1;
-    if (write(p->srv_wake[1], &c, 1) == 1)
-      pthread_join(p->srv_thread, NULL);
-    boot_srv_close(p->srv);
-    close(p->srv_wake[0]);
-    close(p->srv_wake[1]);
-    p->srv = NULL;
-  }
+  boot_member_leave(p->member);
+  boot_counters_close(&p->cnt);
+  exchange_stop(p);
   PMIx_Finalize(NULL, 0);
 }
 
@@ -331,7 +303,6 @@ int lapi_boot_pmix_init(struct lapi_boot *b, int timeout_s)
     lsize = 1; /* unknown: count every CG as alone on its host */
     lrank = 0;
   }
-  pthread_mutex_init(&p->mu, NULL);
   p->timeout_s = timeout_s;
   b->kind = "pmix";
   b->rank = (int)p->me.rank;
@@ -352,11 +323,21 @@ int lapi_boot_pmix_init(struct lapi_boot *b, int timeout_s)
   b->fetch_add = pmix_fetch_add;
   b->fini = pmix_fini;
   b->set_active = pmix_set_active;
+  b->gone = pmix_gone;
   b->impl = p;
   char addr[300];
-  if (b->rank == 0 && counters_serve(b, p, addr, sizeof addr) < 0)
+  if (b->rank == 0 && exchange_serve(b, p, addr, sizeof addr) < 0)
     goto fail;
+  if (exchange_address(b, p, addr, sizeof addr) < 0)
+    goto fail_srv;
+  p->member = boot_member_join("pmix", "rank 0", addr, b->rank, b->size,
+                               b->job_key, timeout_s);
+  if (p->member == NULL)
+    goto fail_srv;
+  boot_counters_setup(&p->cnt, "pmix", addr, b->job_key, timeout_s);
   return 0;
+fail_srv:
+  exchange_stop(p);
 fail:
   PMIx_Finalize(NULL, 0);
   free(p);

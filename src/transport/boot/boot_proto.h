@@ -172,6 +172,10 @@ int boot_srv_max_fds(const struct boot_srv *s);
  */
 int boot_srv_rank_active(struct boot_srv *s, int rank);
 
+/* Connections open now, of members and counter clients (a server in a
+ * CG's thread serves until the others have left). */
+int boot_srv_connections(const struct boot_srv *s);
+
 /* Collective rounds completed so far. */
 uint64_t boot_srv_rounds(const struct boot_srv *s);
 

@@ -672,6 +672,11 @@ int boot_srv_rank_active(struct boot_srv *s, int rank)
   return s->r[rank].active;
 }
 
+int boot_srv_connections(const struct boot_srv *s)
+{
+  return s->nc;
+}
+
 uint64_t boot_srv_rounds(const struct boot_srv *s)
 {
   return s->round;

@@ -436,7 +436,8 @@ static void leavers_watch(void)
       if (ranks[i] >= 0 && (uint)ranks[i] < ofi.ntasks &&
           (uint)ranks[i] != ofi.me)
         ofi_peer_fail((uint)ranks[i], LAPI_ERR_TGT_PURGED,
-                      "it exited without LAPI_Term (reported by lapirun)");
+                      "it exited without LAPI_Term (reported by the job's "
+                      "exchange)");
 }
 
 /* ------------------------------------------------------------ the loop */

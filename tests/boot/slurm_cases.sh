@@ -1,0 +1,279 @@
+#!/bin/bash
+# slurm_cases.sh - LAPI jobs started the way a Slurm user starts them,
+# `srun --mpi=pmix`, on a Slurm cluster of the case's own: munged,
+# slurmctld and slurmd with their configuration, state, sockets and logs
+# in a private directory and ports of their own (nothing in /etc, no
+# system service), ended on any exit.
+#
+#   slurm_cases.sh CASE BOOT_CHECK BOOT_LAPI EXAMPLES_DIR
+#
+#   node   one node (this host): 2 and 4 CGs, provider shm by default
+#   nodes  two nodes, each in a network namespace of its own joined by a
+#          veth pair, so the CGs of different nodes meet over tcp;ofi_rxm
+#
+# Exit 0 pass, 1 fail, 77 skipped: Slurm not installed (apt-get install
+# slurmd slurmctld slurm-client munge), not root, a build without PMIx,
+# or (nodes) no network namespaces.  Every srun is bounded by `timeout`.
+set -u
+case_name=$1 CHECK=$2 LAPI=$3 EXAMPLES=$4
+
+skip() { echo "SKIP slurm $case_name: $*"; exit 77; }
+for c in srun slurmctld slurmd munged sinfo nsenter unshare ss; do
+  command -v $c >/dev/null ||
+    skip "no $c (apt-get install slurmd slurmctld slurm-client munge)"
+done
+[ "$(id -u)" = 0 ] || skip "slurmd must run as root to start jobs"
+
+dir=$(mktemp -d /tmp/lapi-slurm.XXXXXX)
+out=$dir/out err=$dir/err
+tag=$(( $$ % 100000 ))
+ns=lsl$tag
+netns=0
+
+# stop_pidfile FILE: end the daemon FILE names (TERM, then KILL after 5 s).
+# stop_pidfile FILE --check: only say whether it may run (1: it ended).
+stop_pidfile() {
+  local pid
+  pid=$(cat "$1" 2>/dev/null) || return 0 # none (yet): nothing to end
+  if [ "${2-}" = --check ]; then
+    kill -0 "$pid" 2>/dev/null
+    return
+  fi
+  kill "$pid" 2>/dev/null || return 0
+  for _ in $(seq 50); do
+    kill -0 "$pid" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  kill -9 "$pid" 2>/dev/null
+}
+
+cleanup() {
+  for f in "$dir"/slurmd-*.pid "$dir"/slurmctld.pid "$dir"/munged.pid; do
+    [ -e "$f" ] && stop_pidfile "$f"
+  done
+  if [ "$netns" = 1 ]; then
+    ip netns del "$ns-0" 2>/dev/null
+    ip netns del "$ns-1" 2>/dev/null
+  fi
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL slurm $case_name: $*"
+  echo "--- stdout"; cat "$out"
+  echo "--- stderr"; cat "$err"
+  for f in "$dir"/*.log; do
+    echo "--- $(basename "$f") (last lines)"; tail -n 15 "$f"
+  done
+  exit 1
+}
+
+# expect FILE PATTERN: an extended regex must match a line of FILE.
+expect() {
+  grep -Eq -- "$2" "$1" || fail "no line matches /$2/ in $(basename "$1")"
+}
+
+# count FILE PATTERN N: exactly N lines match.
+count() {
+  local n
+  n=$(grep -Ec -- "$2" "$1")
+  [ "$n" -eq "$3" ] || fail "$n lines match /$2/, expected $3"
+}
+
+# in_ns I CMD...: run CMD in node I's namespace (nodes), or here (node).
+# nsenter changes the network namespace only: `ip netns exec` would also
+# mount a /sys of its own, without the cgroup tree slurmd needs.
+in_ns() {
+  local i=$1
+  shift
+  if [ "$netns" = 1 ]; then
+    nsenter --net="/run/netns/$ns-$i" "$@"
+  else
+    "$@"
+  fi
+}
+
+# job EXPECTED_STATUS srun-args...: one srun, its exit status checked.
+job() {
+  local want=$1
+  shift
+  in_ns 0 timeout -k 5 90 srun --mpi=pmix --overcommit "$@" >"$out" 2>"$err"
+  local rc=$?
+  [ "$rc" -eq "$want" ] || fail "srun $* exited $rc, expected $want"
+}
+
+# noterm srun-args...: a CG exits (code 0) without LAPI_Term while its
+# peer waits for it with no time limit.  The wait must end: either the
+# job's exchange reports the leaver and the wait fails (task 0 prints
+# PASS), or Slurm ends the job first because PMIx was left unfinalized
+# (a failing exit).  A hang is the failure.
+noterm() {
+  local start=$SECONDS
+  in_ns 0 timeout -k 5 90 srun --mpi=pmix --overcommit "$@" "$LAPI" noterm \
+    >"$out" 2>"$err"
+  local rc=$?
+  # 137 is also srun's status when Slurm kills the job's task.
+  [ $rc -ne 124 ] && [ $((SECONDS - start)) -lt 85 ] ||
+    fail "srun $* noterm hung"
+  [ $rc -ne 0 ] || grep -q '^PASS noterm$' "$out" ||
+    fail "srun $* noterm exited 0, and task 0's wait did not fail"
+  expect "$err" 'rank 1: exiting without LAPI_Term'
+}
+
+# cluster ADDR0 [ADDR1]: munged, slurmctld on node 0, one slurmd a node.
+cluster() {
+  local host port
+  host=$(hostname -s)
+  # Two ports of our own, below the kernel's ephemeral range and with no
+  # listener on them now.
+  port=$(( 20000 + (tag % 6000) * 2 ))
+  for _ in $(seq 50); do
+    [ -z "$(in_ns 0 ss -Hltn "( sport = :$port or sport = :$((port + 1)) )")" ] &&
+      break
+    port=$(( 20000 + (port - 20000 + 2) % 12000 ))
+  done
+  head -c 1024 /dev/urandom >"$dir/munge.key"
+  chmod 0400 "$dir/munge.key"
+  # A munged of our own, on our own socket and key: the job's credentials
+  # do not depend on a system munge being set up.
+  munged --force --socket="$dir/munge.sock" --key-file="$dir/munge.key" \
+    --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" \
+    --seed-file="$dir/munged.seed" 2>>"$err" ||
+    fail "munged did not start"
+  {
+    echo "ClusterName=lapitest"
+    echo "SlurmctldHost=$host($1)"
+    echo "SlurmctldPort=$port"
+    echo "SlurmdPort=$((port + 1))"
+    echo "SlurmUser=root"
+    echo "SlurmdUser=root"
+    echo "AuthType=auth/munge"
+    echo "AuthInfo=socket=$dir/munge.sock"
+    echo "CredType=cred/munge"
+    echo "StateSaveLocation=$dir/state"
+    echo "SlurmdSpoolDir=$dir/spool-%n"
+    echo "SlurmctldPidFile=$dir/slurmctld.pid"
+    echo "SlurmdPidFile=$dir/slurmd-%n.pid"
+    echo "SlurmctldLogFile=$dir/slurmctld.log"
+    echo "SlurmdLogFile=$dir/slurmd-%n.log"
+    echo "ProctrackType=proctrack/linuxproc"
+    echo "TaskPlugin=task/none"
+    echo "JobAcctGatherType=jobacct_gather/none"
+    echo "AccountingStorageType=accounting_storage/none"
+    echo "SelectType=select/cons_tres"
+    echo "SelectTypeParameters=CR_Core"
+    echo "ReturnToService=2"
+    echo "MpiDefault=none"
+    # One CPU a node, whatever this machine has (ctest may run pinned to
+    # one core); the jobs ask for --overcommit.
+    local i=0
+    for a in "$@"; do
+      echo "NodeName=lapi$i NodeAddr=$a CPUs=1 State=UNKNOWN"
+      i=$((i + 1))
+    done
+    echo "PartitionName=lapi Nodes=ALL Default=YES MaxTime=10 State=UP OverSubscribe=FORCE"
+  } >"$dir/slurm.conf"
+  mkdir -p "$dir/state" "$dir/spool-lapi0" "$dir/spool-lapi1"
+  export SLURM_CONF=$dir/slurm.conf
+  in_ns 0 slurmctld -f "$SLURM_CONF" 2>>"$err" || fail "slurmctld did not start"
+  # PMIx's client directories (spmix_appdir_UID_JOB.STEP) are named
+  # alike on every node: each slurmd, and the steps it starts, sees a
+  # directory of its own node at $dir/tmp (as each real node has its
+  # own /tmp).
+  echo "PMIxCliTmpDirBase=$dir/tmp" >"$dir/mpi.conf"
+  mkdir -p "$dir/tmp"
+  for ((i = 0; i < $#; i++)); do
+    mkdir -p "$dir/tmp-lapi$i"
+    in_ns "$i" unshare --mount --propagation private sh -c \
+      'mount --bind "$1" "$2" && exec slurmd -f "$3" -N "$4"' \
+      sh "$dir/tmp-lapi$i" "$dir/tmp" "$SLURM_CONF" "lapi$i" 2>>"$err" ||
+      fail "slurmd lapi$i did not start"
+  done
+  # Up when every node reports idle, within 30 s (sinfo itself waits long
+  # for a controller that is not there: each call gets 5 s).
+  local end=$((SECONDS + 30))
+  while [ $SECONDS -lt $end ]; do
+    [ "$(in_ns 0 timeout 5 sinfo -h -N -t idle -o %N 2>/dev/null |
+         sort -u | wc -l)" -eq $# ] && return 0
+    stop_pidfile "$dir/slurmctld.pid" --check ||
+      fail "slurmctld ended (its log, below, says why)"
+    sleep 0.2
+  done
+  in_ns 0 timeout 5 sinfo -N >>"$err" 2>&1
+  fail "the nodes did not come up within 30 s"
+}
+
+case $case_name in
+node)
+  cluster 127.0.0.1
+  # PMIx's view of the job against Slurm's environment.
+  for n in 2 4; do
+    job 0 -n $n "$CHECK" pmixinfo $n
+    if grep -q 'kind singleton' "$out"; then
+      skip "this build has no PMIx (apt-get install libpmix-dev)"
+    fi
+    count "$out" '^PASS pmixinfo$' $n
+  done
+  job 0 -n 4 "$CHECK" coll 100
+  count "$out" '^PASS coll$' 4
+  job 0 -n 4 "$CHECK" fence 100
+  count "$out" '^PASS fence$' 4
+  # LAPI_Init, Gfence and Address_init; the environment reaches every CG.
+  LAPI_TIMEOUT=9 job 0 -n 2 "$LAPI" job
+  expect "$out" '^task 1 of 2$'
+  count "$out" '^PASS job$' 2
+  # A user's program: LAPI_Amsendv with the three vector types, on shm.
+  LAPI_DEBUG=3 job 0 -n 4 "$EXAMPLES/lapi_amsendv_vectors"
+  count "$out" '^PASS' 4
+  expect "$err" 'on provider shm'
+  noterm -n 2
+  ;;
+nodes)
+  command -v ip >/dev/null || skip "no ip command (apt-get install iproute2)"
+  ip netns add "$ns-0" 2>/dev/null || skip "cannot create a network namespace"
+  netns=1
+  ip netns add "$ns-1" 2>/dev/null || skip "cannot create a second namespace"
+  sub=$(( $$ % 200 + 20 ))
+  ip link add "sla$tag" type veth peer name "slb$tag" 2>/dev/null ||
+    skip "cannot create a veth pair"
+  for i in 0 1; do
+    end=sla$tag
+    [ "$i" = 1 ] && end=slb$tag
+    ip link set "$end" netns "$ns-$i" &&
+      ip -n "$ns-$i" link set "$end" name lapi0 &&
+      ip -n "$ns-$i" addr add "10.79.$sub.$((i + 1))/24" dev lapi0 &&
+      ip -n "$ns-$i" link set lapi0 up &&
+      ip -n "$ns-$i" link set lo up || skip "cannot set up the veth pair"
+  done
+  cluster "10.79.$sub.1" "10.79.$sub.2"
+  job 0 -N 2 -n 2 "$CHECK" pmixinfo 1
+  if grep -q 'kind singleton' "$out"; then
+    skip "this build has no PMIx (apt-get install libpmix-dev)"
+  fi
+  count "$out" '^PASS pmixinfo$' 2
+  job 0 -N 2 -n 4 "$CHECK" pmixinfo 2
+  count "$out" '^PASS pmixinfo$' 4
+  job 0 -N 2 -n 4 "$CHECK" coll 100
+  count "$out" '^PASS coll$' 4
+  # No CG leaves a barrier or an all-gather before all have entered it
+  # (with PMIx fences under Slurm's tree collective, CGs of one node did).
+  job 0 -N 2 -n 4 "$CHECK" fence 200
+  count "$out" '^PASS fence$' 4
+  LAPI_TIMEOUT=9 job 0 -N 2 -n 2 "$LAPI" job
+  count "$out" '^PASS job$' 2
+  # Two CGs a node; the job spans nodes, so every pair meets over
+  # tcp;ofi_rxm, and the address it uses must be the veth's.
+  LAPI_DEBUG=3 job 0 -N 2 -n 4 "$EXAMPLES/lapi_amsendv_vectors"
+  count "$out" '^PASS' 4
+  expect "$err" 'on provider tcp'
+  LAPI_DEBUG=3 job 0 -N 2 -n 2 "$EXAMPLES/lapi_put_get_rmw"
+  count "$out" '^PASS' 2
+  noterm -N 2 -n 2
+  ;;
+*)
+  echo "unknown case $case_name"
+  exit 1
+  ;;
+esac
+echo "PASS slurm $case_name"
