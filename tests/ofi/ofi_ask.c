@@ -49,6 +49,16 @@
  *     Then it pays: the FIN arrives first, the put completes with no
  *     error, the UNKNOWN counts stale at task 1.  An UNKNOWN that
  *     overtook the FIN would declare task 0 gone.
+ *  6. As 5 (task 0 owes the FIN of task 1's put), but the UNKNOWNs of
+ *     task 1's 1st and 3rd ASK find no record to be owed in (the
+ *     OWED_NOMEM hook, ofi_owednomem_at set by hand before each): each
+ *     is dropped (unknowns_dropped, printed), task 1 is not failed, no
+ *     error handler runs; the 2nd ASK's UNKNOWN is owed behind the FIN
+ *     and still stands after the 3rd is dropped (an older UNKNOWN is
+ *     voided only by a newer one queued).  Then task 0 pays: the put
+ *     completes, exactly one UNKNOWN (the 2nd's) comes, stale.  Task 1
+ *     asks by hand only: its TIMEOUT is 4000 s for this part, so that
+ *     its watchdog asks nothing of its own (every ASK is counted).
  */
 #include "ofi_test.h"
 
@@ -75,7 +85,7 @@ static void errh(lapi_handle_t *h, int *code, lapi_err_t *type, int *task,
 }
 
 struct counts {
-  uint64_t bad, stale, asks, unknowns, asks_held, asks_owed;
+  uint64_t bad, stale, asks, unknowns, asks_held, asks_owed, dropped;
   uint64_t inj[OFI_BAD_N], drop[OFI_BAD_N];
 };
 
@@ -89,6 +99,7 @@ static void counts(struct counts *c)
   c->unknowns = ofi.st.unknowns;
   c->asks_held = ofi.st.asks_held;
   c->asks_owed = ofi.st.asks_owed;
+  c->dropped = ofi.st.unknowns_dropped;
   pthread_mutex_unlock(&ofi.lock);
 }
 
@@ -244,12 +255,10 @@ static int sink_of_task1(void)
   return 0;
 }
 
-/* Part 5 at task 0: owes the FIN of task 1's put when task 1 asks. */
-static void part5_answer(const struct counts *b, lapi_cntr_t *tgt)
+/* Task 0, every packet owed: waits at most STEP_S for task 1's put to
+ * land (tgt 1) with its FIN owed (no sink left, none held); 1 if so. */
+static int await_fin_owed(lapi_cntr_t *tgt)
 {
-  nomem(1);
-  ot_sign_give("ask5.owing");
-  /* The put lands and its FIN is owed (no sink left, none held). */
   double until = ot_now_s() + STEP_S;
   int fin_owed = 0;
   while (!fin_owed && ot_now_s() < until) {
@@ -262,6 +271,15 @@ static void part5_answer(const struct counts *b, lapi_cntr_t *tgt)
     if (!fin_owed)
       usleep(1000);
   }
+  return fin_owed;
+}
+
+/* Part 5 at task 0: owes the FIN of task 1's put when task 1 asks. */
+static void part5_answer(const struct counts *b, lapi_cntr_t *tgt)
+{
+  nomem(1);
+  ot_sign_give("ask5.owing");
+  int fin_owed = await_fin_owed(tgt);
   OT_CHECK(fin_owed, "part 5: task 1's put did not land here with its "
            "FIN owed within %d s", STEP_S);
   if (!fin_owed) {
@@ -293,6 +311,25 @@ static void part5_answer(const struct counts *b, lapi_cntr_t *tgt)
          "asked, %d after the pass that failed one\n", owed, owed_again);
 }
 
+/* Task 1: asks task 0 now (ASK SINK) about our put waiting for its FIN,
+ * as the watchdog would after an interval; 1 if it did. */
+static int ask_about_put(void)
+{
+  int asked = 0;
+  pthread_mutex_lock(&ofi.lock);
+  for (uint32_t s = 0; s < ofi.xcap; s++) {
+    struct ofi_xfer *x = ofi.xtab[s];
+    if (x && x->peer == 0 && x->role == OFI_R_SOURCE && x->holds_credit) {
+      x->watch_ms = 1; /* waited long: asked now */
+      ofi_ask_watch(ofi_now_ms(), 1);
+      asked = x->asked;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&ofi.lock);
+  return asked;
+}
+
 /* Part 5 at task 1: puts to task 0, asks once its FIN is owed. */
 static void part5_ask(const struct counts *b, void *remote, void **tgts)
 {
@@ -306,18 +343,7 @@ static void part5_ask(const struct counts *b, void *remote, void **tgts)
   int owed = ot_sign_take("ask5.finowed", STEP_S);
   OT_CHECK(owed, "part 5: task 0 did not sign within %d s that the FIN of "
            "our put is owed", STEP_S);
-  int asked = 0;
-  pthread_mutex_lock(&ofi.lock);
-  for (uint32_t s = 0; owed && s < ofi.xcap; s++) {
-    struct ofi_xfer *x = ofi.xtab[s];
-    if (x && x->peer == 0 && x->role == OFI_R_SOURCE && x->holds_credit) {
-      x->watch_ms = 1; /* waited long: asked now */
-      ofi_ask_watch(ofi_now_ms(), 1);
-      asked = x->asked;
-      break;
-    }
-  }
-  pthread_mutex_unlock(&ofi.lock);
+  int asked = owed && ask_about_put();
   OT_CHECK(!owed || asked, "part 5: no put of ours to task 0 waits for "
            "its FIN, or it was not asked about");
   int rc = LAPI_Waitcntr(ot.h, &cmpl, 1, NULL);
@@ -326,6 +352,144 @@ static void part5_ask(const struct counts *b, void *remote, void **tgts)
   uint64_t stale = await_stat(&ofi.st.stale_pkts, b->stale + 1);
   OT_CHECK(!asked || stale > b->stale, "part 5: no UNKNOWN to our ASK came "
            "(stale, after the FIN) within %d s", STEP_S);
+}
+
+/* Part 6: the UNKNOWNs task 0 owes task 1 now, as its counts say:
+ * unknowns (standing), dropped (for want of a record); asks_owed. */
+struct standing {
+  uint64_t unknowns, dropped, asks_owed;
+  int owed;   /* packets owed to task 1 */
+  int failed; /* task 1 failed (or about to be) here */
+};
+
+static void standing(struct standing *s)
+{
+  pthread_mutex_lock(&ofi.lock);
+  s->unknowns = ofi.st.unknowns;
+  s->dropped = ofi.st.unknowns_dropped;
+  s->asks_owed = ofi.st.asks_owed;
+  s->owed = (int)ofi.peers[1].owed;
+  s->failed = ofi.peers[1].failed || ofi.peers[1].fail_pending;
+  pthread_mutex_unlock(&ofi.lock);
+}
+
+/* Part 6 at task 0: owes the FIN of task 1's put while task 1 asks about
+ * it three times; the first and the third UNKNOWN find no owed record
+ * (the OWED_NOMEM hook, armed by hand before each).  0 if a step failed
+ * (the rest is left: task 1 waits for a sign in vain, bounded). */
+static int part6_answer(const struct counts *b, lapi_cntr_t *tgt)
+{
+  struct standing s;
+  uint64_t dropped0 = b->dropped;
+  nomem(1);
+  ot_sign_give("ask6.owing");
+  if (!await_fin_owed(tgt)) {
+    OT_CHECK(0, "part 6: task 1's put did not land here with its FIN owed "
+             "within %d s", STEP_S);
+    return 0;
+  }
+  pthread_mutex_lock(&ofi.lock);
+  int owed0 = (int)ofi.peers[1].owed;
+  ofi_owednomem_at = 1; /* the next UNKNOWN owed finds no record */
+  pthread_mutex_unlock(&ofi.lock);
+  ot_sign_give("ask6.armed");
+  /* 1st ASK: its UNKNOWN dropped; nothing owed more, task 1 not failed. */
+  await_stat(&ofi.st.unknowns_dropped, dropped0 + 1);
+  standing(&s);
+  OT_CHECK(s.dropped == dropped0 + 1, "part 6: %llu UNKNOWNs dropped "
+           "within %d s after task 1's 1st ASK, want 1",
+           (unsigned long long)(s.dropped - dropped0), STEP_S);
+  OT_CHECK(!s.failed, "part 6: task 1 failed for an UNKNOWN dropped");
+  OT_CHECK(s.unknowns == b->unknowns && s.owed == owed0 &&
+               s.asks_owed == b->asks_owed + 1,
+           "part 6: after the 1st ASK %llu UNKNOWNs stand (want 0), %d "
+           "packets owed (want %d), %llu ASKs found us owing (want 1)",
+           (unsigned long long)(s.unknowns - b->unknowns), s.owed, owed0,
+           (unsigned long long)(s.asks_owed - b->asks_owed));
+  if (s.dropped != dropped0 + 1 || s.failed)
+    return 0;
+  ot_sign_give("ask6.dropped");
+  /* 2nd ASK: its UNKNOWN is owed behind the FIN. */
+  await_stat(&ofi.st.asks_owed, b->asks_owed + 2);
+  standing(&s);
+  OT_CHECK(s.asks_owed == b->asks_owed + 2 && s.unknowns == b->unknowns + 1 &&
+               s.owed == owed0 + 1 && s.dropped == dropped0 + 1,
+           "part 6: after the 2nd ASK (within %d s) %llu ASKs found us "
+           "owing (want 2), %llu UNKNOWNs stand (want 1), %d packets owed "
+           "(want %d), %llu dropped (want 1)", STEP_S,
+           (unsigned long long)(s.asks_owed - b->asks_owed),
+           (unsigned long long)(s.unknowns - b->unknowns), s.owed,
+           owed0 + 1, (unsigned long long)(s.dropped - dropped0));
+  if (s.asks_owed != b->asks_owed + 2)
+    return 0;
+  pthread_mutex_lock(&ofi.lock);
+  ofi_owednomem_at = 1;
+  pthread_mutex_unlock(&ofi.lock);
+  ot_sign_give("ask6.armed2");
+  /* 3rd ASK: dropped; the 2nd's UNKNOWN still stands (voided only by a
+   * newer one queued). */
+  await_stat(&ofi.st.unknowns_dropped, dropped0 + 2);
+  standing(&s);
+  printf("ofi_ask task 0: part 6: %llu UNKNOWNs dropped (no owed record), "
+         "%llu standing, %d packets owed to task 1\n",
+         (unsigned long long)(s.dropped - dropped0),
+         (unsigned long long)(s.unknowns - b->unknowns), s.owed);
+  OT_CHECK(s.dropped == dropped0 + 2, "part 6: %llu UNKNOWNs dropped "
+           "within %d s after task 1's 3rd ASK, want 2",
+           (unsigned long long)(s.dropped - dropped0), STEP_S);
+  OT_CHECK(!s.failed, "part 6: task 1 failed for an UNKNOWN dropped");
+  OT_CHECK(s.unknowns == b->unknowns + 1 && s.owed == owed0 + 1,
+           "part 6: after the 3rd ASK's UNKNOWN was dropped %llu UNKNOWNs "
+           "stand (want 1: the 2nd's), %d packets owed (want %d)",
+           (unsigned long long)(s.unknowns - b->unknowns), s.owed,
+           owed0 + 1);
+  pthread_mutex_lock(&ofi.lock);
+  ofi_nomem_every = 0;
+  ofi_send_retry(); /* paid: the FIN, then the 2nd ASK's UNKNOWN */
+  pthread_mutex_unlock(&ofi.lock);
+  return 1;
+}
+
+/* Part 6 at task 1: puts to task 0 and asks about the put at each of its
+ * signs; waits for the put's end and one UNKNOWN (stale: after the FIN). */
+static void part6_ask(const struct counts *b, void *remote, void **tgts)
+{
+  lapi_cntr_t cmpl;
+  OT_OK(LAPI_Setcntr(ot.h, &cmpl, 0));
+  int step = ot_sign_take("ask6.owing", STEP_S);
+  OT_CHECK(step, "part 6: task 0 did not sign within %d s that it owes "
+           "every packet", STEP_S);
+  if (!step)
+    return;
+  memset(am_box, 7, BIG);
+  OT_OK(LAPI_Put(ot.h, 0, BIG, remote, am_box, tgts[0], NULL, &cmpl));
+  static const char *const signs[] = {"ask6.armed", "ask6.dropped",
+                                      "ask6.armed2"};
+  for (int i = 0; i < 3; i++) {
+    step = ot_sign_take(signs[i], STEP_S);
+    OT_CHECK(step, "part 6: no sign %s from task 0 within %d s", signs[i],
+             STEP_S);
+    if (!step)
+      return;
+    OT_CHECK(ask_about_put(), "part 6: our put to task 0 was not asked "
+             "about (ASK %d)", i + 1);
+  }
+  double until = ot_now_s() + STEP_S;
+  while (ot_cntr(&cmpl) < 1 && ot_now_s() < until) {
+    LAPI_Probe(ot.h);
+    usleep(1000);
+  }
+  OT_CHECK(ot_cntr(&cmpl) == 1, "part 6: the put asked about 3 times did "
+           "not complete within %d s", STEP_S);
+  uint64_t stale = await_stat(&ofi.st.stale_pkts, b->stale + 1);
+  pthread_mutex_lock(&ofi.lock);
+  uint64_t asks = ofi.st.asks;
+  pthread_mutex_unlock(&ofi.lock);
+  OT_CHECK(asks == b->asks + 3, "part 6: %llu ASKs sent, want 3",
+           (unsigned long long)(asks - b->asks));
+  OT_CHECK(stale == b->stale + 1, "part 6: %llu UNKNOWNs came (stale, after "
+           "the FIN) within %d s, want 1 (the 2nd ASK's)",
+           (unsigned long long)(stale - b->stale), STEP_S);
 }
 
 int main(void)
@@ -509,6 +673,34 @@ int main(void)
     OT_CHECK(am_box[0] == 6 && am_box[BIG - 1] == 6, "part 5: put bytes");
   OT_CHECK(__atomic_load_n(&errors, __ATOMIC_SEQ_CST) == 0,
            "part 5: the error handler ran (an UNKNOWN overtook the FIN)");
+
+  /* Part 6: UNKNOWNs that find no owed record are dropped, the asker asks
+   * again.  Task 1's watchdog must not ask on its own (the test counts
+   * every ASK): its ping interval is made far longer than the part. */
+  OT_OK(LAPI_Setcntr(ot.h, &tgt, 0));
+  if (ot.me == 1)
+    OT_OK(LAPI_Senv(ot.h, TIMEOUT, 4000));
+  counts(&base);
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 0) {
+    if (!part6_answer(&base, &tgt)) { /* a step failed: pay, end */
+      pthread_mutex_lock(&ofi.lock);
+      ofi_owednomem_at = 0;
+      ofi_nomem_every = 0;
+      pthread_mutex_unlock(&ofi.lock);
+    }
+  } else
+    part6_ask(&base, boxes[0], tgts);
+  /* Before the barrier, which waits for the put: if task 0 failed us,
+   * we find it silent within TIMEOUT. */
+  OT_OK(LAPI_Senv(ot.h, TIMEOUT, TIMEOUT_S));
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 0)
+    OT_CHECK(am_box[0] == 7 && am_box[BIG - 1] == 7 && ot_cntr(&tgt) == 1,
+             "part 6: put bytes or tgt_cntr (%d)", ot_cntr(&tgt));
+  OT_CHECK(__atomic_load_n(&errors, __ATOMIC_SEQ_CST) == 0,
+           "part 6: the error handler ran (a peer failed for an UNKNOWN "
+           "dropped)");
   free(tgts);
   free(boxes);
   free(src);

@@ -590,6 +590,9 @@ struct ofi_stats {
   uint64_t asks_held;        /* ASKs about a transfer we held (no answer) */
   uint64_t asks_owed;        /* ASKs whose UNKNOWN was owed behind the
                                 packets owed to the asker */
+  uint64_t unknowns_dropped; /* of those, UNKNOWNs that found no record to
+                                be owed in (out of memory): not sent, the
+                                asker asks again */
 };
 
 struct ofi_owed;
@@ -847,6 +850,7 @@ extern int ofi_badkey_every;  /* LAPI_OFI_TEST_BAD_KEY */
 extern int ofi_dropnofin_at;  /* LAPI_OFI_TEST_DROP_NOFIN */
 extern int ofi_deaf_acks;     /* LAPI_OFI_TEST_DEAF_ACKS */
 extern int ofi_dropdata_at;   /* LAPI_OFI_TEST_DROP_DATA */
+extern int ofi_owednomem_at;  /* LAPI_OFI_TEST_OWED_NOMEM */
 /* The bad key hook: every ofi_badkey_every-th call spoils the first of
  * the segments an RTS or GET packet offers (its key, or with CMA its
  * address), so that the peer's RMA on it fails or is never served. */
@@ -862,6 +866,10 @@ void ofi_fault_settings(void);
 void ofi_mangle_after(const struct ofi_buf *b);
 /* 1 when this packet buffer allocation is to fail (the nomem hook). */
 int ofi_nomem_now(void);
+/* The owed-nomem hook, where an ASK's handler owes an UNKNOWN to peer:
+ * 1 if its record is to be missing (only called while ofi_owednomem_at
+ * is set). */
+int ofi_owednomem_now(uint peer);
 /* For tests (lapi_static): copies made by class, arrivals dropped by
  * class (STALE includes genuine stale ones); takes ofi.lock. */
 void ofi_fault_counts(uint64_t injected[OFI_BAD_N],

@@ -58,6 +58,14 @@
  * not on every packet's way.  Once, like DROP_NOFIN; a white-box test
  * may set ofi_dropdata_at again.
  *
+ * LAPI_OFI_TEST_OWED_NOMEM=N: the Nth UNKNOWN this process owes behind
+ * packets owed to its asker (ofi_owe_unknown, counted from 1 while the
+ * hook is on; not one owed again by the retry pass, whose record is
+ * always at hand) finds no record to be owed in, as if no spare were
+ * left and malloc failed: it is dropped (ofi.st.unknowns_dropped) and
+ * the asker must ask again; the peer must not fail.  Once, like
+ * DROP_NOFIN; a white-box test may set ofi_owednomem_at again.
+ *
  * LAPI_OFI_TEST_DEAF_ACKS=1: ACK_REQs and ASKs about no-FIN messages
  * that arrive here get no answer (ofi_ack.c), as if they came after this
  * task closed; its counts still ride on every packet it sends, and
@@ -77,8 +85,9 @@ int ofi_badkey_every;
 int ofi_dropnofin_at;
 int ofi_deaf_acks;
 int ofi_dropdata_at;
+int ofi_owednomem_at;
 static unsigned long mangle_count, nomem_count, badkey_count, nofin_count;
-static unsigned long data_count;
+static unsigned long data_count, owednomem_count;
 static uint64_t injected[OFI_BAD_N];
 static unsigned stale_flip; /* alternates gone / never existed */
 static unsigned nak_flip;   /* alternates the two NAK faults */
@@ -101,8 +110,9 @@ void ofi_fault_settings(void)
   ofi_dropnofin_at = env_every("LAPI_OFI_TEST_DROP_NOFIN");
   ofi_deaf_acks = env_every("LAPI_OFI_TEST_DEAF_ACKS") != 0;
   ofi_dropdata_at = env_every("LAPI_OFI_TEST_DROP_DATA");
+  ofi_owednomem_at = env_every("LAPI_OFI_TEST_OWED_NOMEM");
   mangle_count = nomem_count = badkey_count = nofin_count = 0;
-  data_count = 0;
+  data_count = owednomem_count = 0;
   stale_flip = nak_flip = ask_flip = 0;
   memset(injected, 0, sizeof injected);
   if (ofi_mangle_every || ofi_nomem_every)
@@ -115,6 +125,9 @@ void ofi_fault_settings(void)
   if (ofi_dropnofin_at)
     LAPI_LOG(LAPI_LOG_INFO, "ofi: test hook on: no-FIN message %d is "
              "never sent", ofi_dropnofin_at);
+  if (ofi_owednomem_at)
+    LAPI_LOG(LAPI_LOG_INFO, "ofi: test hook on: UNKNOWN %d owed behind "
+             "packets to its asker finds no record", ofi_owednomem_at);
   if (ofi_deaf_acks)
     LAPI_LOG(LAPI_LOG_INFO, "ofi: test hook on: ACK_REQs and ASKs about "
              "no-FIN messages are not answered");
@@ -156,6 +169,17 @@ int ofi_dropdata_now(uint peer)
   data_count = 0;
   LAPI_LOG(LAPI_LOG_INFO, "ofi: test hook: a DATA to task %u not sent",
            peer);
+  return 1;
+}
+
+int ofi_owednomem_now(uint peer)
+{
+  if (++owednomem_count != (unsigned long)ofi_owednomem_at)
+    return 0;
+  ofi_owednomem_at = 0; /* once (a test may set it again) */
+  owednomem_count = 0;
+  LAPI_LOG(LAPI_LOG_INFO, "ofi: test hook: an UNKNOWN owed to task %u "
+           "finds no record", peer);
   return 1;
 }
 

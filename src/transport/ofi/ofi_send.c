@@ -218,24 +218,32 @@ _Static_assert(sizeof(struct ofi_pull) <= 80 && sizeof(struct ofi_fin) <= 80 &&
                        80,
                "an owed packet must fit struct ofi_owed's pkt");
 
+/* What owe() does with work it finds no record for. */
+enum {
+  OWE_KEEP,     /* the peer fails: a packet to it would be lost */
+  OWE_DROP,     /* dropped: the peer asks for it again (an UNKNOWN) */
+  OWE_DROP_HOOK /* the same, and the OWED_NOMEM test hook may fail it */
+};
+
 /* Puts the work at the tail of the owed list: 0.  1: the peer is gone
  * (its transfers fail with it), nothing owed.  -1: no record to keep it
- * in; the peer fails (a packet to it would be lost), unless may_drop: a
- * packet the peer asks for again (an UNKNOWN) is dropped instead. */
+ * in; the peer fails unless nomem says the work may be dropped. */
 static int owe(int kind, uint peer, const void *pkt, size_t len,
-               uint64_t xid, int may_drop)
+               uint64_t xid, int nomem)
 {
   struct ofi_peer *p = &ofi.peers[peer];
   if (p->failed || p->fail_pending)
     return 1;
-  struct ofi_owed *o = ofi.owed_spare;
-  if (o)
+  struct ofi_owed *o;
+  if (nomem == OWE_DROP_HOOK && ofi_owednomem_at && ofi_owednomem_now(peer))
+    o = NULL; /* test hook: as if no spare were left and malloc failed */
+  else if ((o = ofi.owed_spare) != NULL)
     ofi.owed_spare = o->next;
   else
     o = malloc(sizeof *o);
   if (o == NULL || len > sizeof o->pkt) {
     free(o);
-    if (!may_drop)
+    if (nomem == OWE_KEEP)
       fail_later(peer, LAPI_ERR_MEMORY_EXHAUSTED,
                  "out of memory: a packet to it could not be sent");
     return -1;
@@ -259,30 +267,35 @@ static int owe(int kind, uint peer, const void *pkt, size_t len,
 
 void ofi_owe_pull(const struct ofi_pull *p)
 {
-  (void)owe(OWED_PULL, p->h.src, p, sizeof *p, 0, 0);
+  (void)owe(OWED_PULL, p->h.src, p, sizeof *p, 0, OWE_KEEP);
 }
 
 void ofi_owe_launch(struct ofi_xfer *x)
 {
-  (void)owe(OWED_LAUNCH, x->peer, NULL, 0, x->id, 0);
+  (void)owe(OWED_LAUNCH, x->peer, NULL, 0, x->id, OWE_KEEP);
 }
 
 void ofi_owe_nak(uint peer, const struct ofi_nak *n)
 {
-  (void)owe(OWED_NAK, peer, n, sizeof *n, 0, 0);
+  (void)owe(OWED_NAK, peer, n, sizeof *n, 0, OWE_KEEP);
 }
 
 /* Behind every packet owed to peer now: the answer the ASK is about (a
  * FIN, a GET's or an RMW's reply, the DATA answering the PULLs before
  * an ASK DATA) is among them if it is owed.  An older one about the same
  * transfer of the asker is voided: the newer says as much, later (and an
- * ASK DATA's would echo an ask number the sink no longer keeps). */
-void ofi_owe_unknown(uint peer, const struct ofi_ask *u)
+ * ASK DATA's would echo an ask number the sink no longer keeps).  Owed
+ * again (again): its record is the spare its turn just gave back, so
+ * only one an ASK's handler owes can find none (and meet the hook). */
+static void owe_unknown(uint peer, const struct ofi_ask *u, int again)
 {
-  int rc = owe(OWED_UNKNOWN, peer, u, sizeof *u, u->h.id, 1);
+  int rc = owe(OWED_UNKNOWN, peer, u, sizeof *u, u->h.id,
+               again ? OWE_DROP : OWE_DROP_HOOK);
   if (rc != 0) {
-    if (rc < 0)
+    if (rc < 0) {
       ofi.st.unknowns--; /* out of memory: the asker asks again */
+      ofi.st.unknowns_dropped++;
+    }
     return;
   }
   for (struct ofi_owed *o = ofi.owed_head; o != ofi.owed_tail; o = o->next)
@@ -290,6 +303,11 @@ void ofi_owe_unknown(uint peer, const struct ofi_ask *u)
       o->kind = 0; /* its turn does nothing (counted owed till then) */
       ofi.st.unknowns--; /* never sent: the newer one stands for it */
     }
+}
+
+void ofi_owe_unknown(uint peer, const struct ofi_ask *u)
+{
+  owe_unknown(peer, u, 0);
 }
 
 /* Owed again in this pass (ofi.owed_head holds what was): something to
@@ -348,7 +366,7 @@ static void owed_retry(void)
         struct ofi_ask u;
         memcpy(&u, o->pkt, sizeof u);
         if (owed_again(o->peer))
-          ofi_owe_unknown(o->peer, &u);
+          owe_unknown(o->peer, &u, 1);
         else
           ofi_send_small(o->peer, &u, sizeof u);
         break;
@@ -419,7 +437,7 @@ int ofi_send_small(uint peer, const void *pkt, size_t len)
 {
   struct ofi_buf *b = ofi_buf_get();
   if (b == NULL) {
-    (void)owe(OWED_SEND, peer, pkt, len, 0, 0);
+    (void)owe(OWED_SEND, peer, pkt, len, 0, OWE_KEEP);
     return ofi.peers[peer].fail_pending ? LAPI_ERR_MEMORY_EXHAUSTED
                                         : LAPI_SUCCESS;
   }
