@@ -5,17 +5,21 @@
 # in a private directory and ports of their own (nothing in /etc, no
 # system service), ended on any exit.
 #
-#   slurm_cases.sh CASE BOOT_CHECK BOOT_LAPI EXAMPLES_DIR
+#   slurm_cases.sh CASE BOOT_CHECK BOOT_LAPI EXAMPLES_DIR [READMID TASKFETCH...]
 #
 #   node   one node (this host): 2 and 4 CGs, provider shm by default
 #   nodes  two nodes, each in a network namespace of its own joined by a
-#          veth pair, so the CGs of different nodes meet over tcp;ofi_rxm
+#          veth pair, so the CGs of different nodes meet over tcp;ofi_rxm;
+#          with READMID and TASKFETCH programs, also CRTS_task_fetch
+#          across the nodes (tests/taskfetch/run.sh, srun for lapirun)
 #
 # Exit 0 pass, 1 fail, 77 skipped: Slurm not installed (apt-get install
 # slurmd slurmctld slurm-client munge), not root, a build without PMIx,
 # or (nodes) no network namespaces.  Every srun is bounded by `timeout`.
 set -u
 case_name=$1 CHECK=$2 LAPI=$3 EXAMPLES=$4
+shift 4
+here=$(cd "$(dirname "$0")" && pwd)
 
 skip() { echo "SKIP slurm $case_name: $*"; exit 77; }
 for c in srun slurmctld slurmd munged sinfo nsenter unshare ss; do
@@ -270,6 +274,22 @@ nodes)
   LAPI_DEBUG=3 job 0 -N 2 -n 2 "$EXAMPLES/lapi_put_get_rmw"
   count "$out" '^PASS' 2
   noterm -N 2 -n 2
+  if [ $# -ge 2 ]; then
+    # CRTS_task_fetch's checks, with srun on both nodes in lapirun's place:
+    # run.sh calls "LAUNCHER -n N --timeout T PROG ARGS...".
+    cat >"$dir/srun-for-lapirun" <<EOF
+#!/bin/bash
+[ "\$1" = -n ] && [ "\$3" = --timeout ] || exit 2
+n=\$2 t=\$4
+shift 4
+export LAPI_TIMEOUT=\$t SLURM_CONF=$SLURM_CONF
+exec nsenter --net=/run/netns/$ns-0 srun --mpi=pmix --overcommit -N 2 -n \$n "\$@"
+EOF
+    chmod +x "$dir/srun-for-lapirun"
+    bash "$here/../taskfetch/run.sh" "$dir/srun-for-lapirun" "$@" >"$out" \
+      2>"$err" || fail "CRTS_task_fetch under srun on two nodes"
+    expect "$out" '^PASS: CRTS_task_fetch'
+  fi
   ;;
 *)
   echo "unknown case $case_name"
