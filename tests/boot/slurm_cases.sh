@@ -273,6 +273,11 @@ nodes)
   expect "$err" 'on provider tcp'
   LAPI_DEBUG=3 job 0 -N 2 -n 2 "$EXAMPLES/lapi_put_get_rmw"
   count "$out" '^PASS' 2
+  # CPE tasks: 2 core groups of 4 tasks, one a node (docs/CPE-TASKS.md).
+  LAPIRUN_TASKS_PER_CG=4 CRTS_NUM_CPES=4 job 0 -N 2 -n 2 \
+    "$EXAMPLES/crts_lapi_halo"
+  expect "$out" '^halo: tasks 0\.\.3 of 8, .*: PASS$'
+  expect "$out" '^halo: tasks 4\.\.7 of 8, .*: PASS$'
   noterm -N 2 -n 2
   if [ $# -ge 2 ]; then
     # CRTS_task_fetch's checks, with srun on both nodes in lapirun's place:
