@@ -1,13 +1,13 @@
 #!/bin/bash
 # lapirun_cases.sh - the lapirun and bootstrap tests, one case per ctest.
 #
-#   lapirun_cases.sh CASE LAPIRUN BOOT_CHECK BOOT_LAPI
+#   lapirun_cases.sh CASE LAPIRUN BOOT_CHECK BOOT_LAPI [EXAMPLES_DIR]
 #
 # Each case runs a job and checks lapirun's exit status and output.  Exit
 # 0 pass, 1 fail, 77 skipped (the netns case where namespaces cannot be
 # made).  Every job is bounded by `timeout`, so a hang fails the case.
 set -u
-case_name=$1 LAPIRUN=$2 CHECK=$3 LAPI=$4
+case_name=$1 LAPIRUN=$2 CHECK=$3 LAPI=$4 EXAMPLES=${5-}
 out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
 
@@ -252,6 +252,72 @@ pmix)
   [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -ne 137 ] ||
     fail "mpirun -n 2 noterm exited $rc: the job was not ended"
   expect "$err" 'rank 1: exiting without LAPI_Term'
+  ;;
+pmixhosts)
+  # The PMIx source under Open MPI's mpirun on two "hosts": network
+  # namespaces joined by a veth pair, each reached by mpirun's rsh agent
+  # (a stand-in for ssh that enters the namespace), so the job spans
+  # hosts and its CGs meet over tcp;ofi_rxm.
+  command -v mpirun >/dev/null ||
+    { echo "SKIP pmixhosts: no mpirun (apt-get install openmpi-bin)"; exit 77; }
+  [ "$(id -u)" = 0 ] && command -v nsenter >/dev/null ||
+    { echo "SKIP pmixhosts: needs root and nsenter for namespaces"; exit 77; }
+  tag=$(( $$ % 100000 ))
+  sub=$(( $$ % 200 + 20 ))
+  ns=lph$tag dir=$(mktemp -d)
+  cleanup() {
+    ip netns del "$ns-0" 2>/dev/null
+    ip netns del "$ns-1" 2>/dev/null
+    rm -rf "$out" "$err" "$dir"
+  }
+  trap cleanup EXIT
+  ip netns add "$ns-0" 2>/dev/null ||
+    { echo "SKIP pmixhosts: cannot create network namespaces here"; exit 77; }
+  ip netns add "$ns-1" && ip link add "pha$tag" type veth peer name "phb$tag" ||
+    { echo "SKIP pmixhosts: cannot create a veth pair"; exit 77; }
+  for i in 0 1; do
+    end=pha$tag
+    [ "$i" = 1 ] && end=phb$tag
+    ip link set "$end" netns "$ns-$i" &&
+      ip -n "$ns-$i" link set "$end" name lapi0 &&
+      ip -n "$ns-$i" addr add "10.81.$sub.$((i + 1))/24" dev lapi0 &&
+      ip -n "$ns-$i" link set lapi0 up &&
+      ip -n "$ns-$i" link set lo up ||
+      { echo "SKIP pmixhosts: cannot set up the veth pair"; exit 77; }
+  done
+  # mpirun's agent: "AGENT [options] HOST COMMAND-LINE" for host nodeI
+  # runs the line in namespace I (nsenter: the network only).
+  cat >"$dir/agent" <<EOF
+#!/bin/bash
+while [ "\${1#-}" != "\$1" ]; do shift; done
+h=\$1
+shift
+exec nsenter --net=/run/netns/$ns-\${h#node} sh -c "\$*"
+EOF
+  chmod +x "$dir/agent"
+  printf 'node0 slots=2\nnode1 slots=2\n' >"$dir/hosts"
+  mpi="nsenter --net=/run/netns/$ns-0 mpirun --allow-run-as-root
+    --oversubscribe --mca plm_rsh_agent $dir/agent --mca btl self,tcp
+    --mca oob_tcp_if_include lapi0 --hostfile $dir/hosts --map-by node"
+  for n in 2 4; do
+    timeout -k 5 60 $mpi -n $n "$CHECK" pmixinfo >"$out" 2>"$err" ||
+      fail "mpirun on 2 hosts -n $n pmixinfo exited $?"
+    count "$out" '^PASS pmixinfo$' $n
+    count "$out" "local [01]/$((n / 2)) " $n
+    timeout -k 5 60 $mpi -n $n "$CHECK" fence 100 >"$out" 2>"$err" ||
+      fail "mpirun on 2 hosts -n $n fence exited $?"
+    count "$out" '^PASS fence$' $n
+  done
+  timeout -k 5 60 $mpi -n 4 -x LAPI_TIMEOUT=9 "$LAPI" job >"$out" 2>"$err" ||
+    fail "LAPI_Init under mpirun on 2 hosts exited $?"
+  count "$out" '^PASS job$' 4
+  if [ -n "$EXAMPLES" ]; then
+    timeout -k 5 90 $mpi -n 4 -x LAPI_DEBUG=3 \
+      "$EXAMPLES/lapi_amsendv_vectors" >"$out" 2>"$err" ||
+      fail "lapi_amsendv_vectors under mpirun on 2 hosts exited $?"
+    count "$out" '^PASS' 4
+    count "$err" 'on provider tcp;ofi_rxm' 4
+  fi
   ;;
 *)
   echo "unknown case $case_name"
