@@ -200,30 +200,48 @@ static long pmix_fetch_add(struct lapi_boot *b, int id, long add)
 }
 
 /* Everyone: rank 0's exchange address, published under
- * PMIX_COUNTERS_KEY.  Slurm's PMIx server holds a Get of a key not yet
- * put until it comes (direct modex); Open MPI's answers NOT-FOUND at
- * once, so a Get that finds nothing is asked again, with the cache
- * refreshed, after a short sleep (1 ms doubling to 100 ms), up to the
- * timeout.  0, or -1 after a message. */
+ * PMIX_COUNTERS_KEY.  One fence that collects data first (bounded by the
+ * timeout), the launchers' own start-up exchange, so that the address is
+ * at hand where the fence was right.  Where it was not (Slurm's tree
+ * fence, above) the Get asks rank 0's server, which holds it until the
+ * key comes (direct modex); Open MPI's answers NOT-FOUND at once, so a
+ * Get that finds nothing is asked again, with the cache refreshed, after
+ * a short sleep (1 ms doubling to 100 ms), up to the timeout.  (Asking
+ * Open MPI with the cache refreshed before any fence made its client's
+ * store report errors and lose the answer in 1 of 12 jobs across two
+ * hosts.)  0, or -1 after a message. */
 static int exchange_address(struct lapi_boot *b, struct pmix_boot *p,
                             char *addr, size_t addrlen)
 {
+  int64_t end = boot_now_ms() + (int64_t)p->timeout_s * 1000;
+  bool yes = true;
+  int tmo = p->timeout_s;
+  pmix_info_t info[2];
+  PMIX_INFO_CONSTRUCT(&info[0]);
+  PMIX_INFO_CONSTRUCT(&info[1]);
+  PMIx_Info_load(&info[0], PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+  PMIx_Info_load(&info[1], PMIX_TIMEOUT, &tmo, PMIX_INT);
+  pmix_status_t st = PMIx_Fence(NULL, 0, info, 2);
+  PMIX_INFO_DESTRUCT(&info[0]);
+  PMIX_INFO_DESTRUCT(&info[1]);
+  if (st != PMIX_SUCCESS) {
+    lapi_boot_say("pmix: rank %d: the start-up PMIx_Fence failed: %s (not "
+                  "every process of the job reached it within %d s?)",
+                  b->rank, PMIx_Error_string(st), p->timeout_s);
+    return -1;
+  }
   pmix_proc_t zero;
   PMIX_LOAD_PROCID(&zero, p->me.nspace, 0);
-  int64_t end = boot_now_ms() + (int64_t)p->timeout_s * 1000;
   long nap_us = 1000;
-  pmix_status_t st;
-  for (;;) {
+  for (int ask = 0;; ask++) {
     int64_t left_ms = end - boot_now_ms();
-    int tmo = left_ms > 1000 ? (int)(left_ms / 1000) : 1;
-    bool refresh = true;
-    pmix_info_t info[2];
+    tmo = left_ms > 1000 ? (int)(left_ms / 1000) : 1;
     PMIX_INFO_CONSTRUCT(&info[0]);
     PMIX_INFO_CONSTRUCT(&info[1]);
     PMIx_Info_load(&info[0], PMIX_TIMEOUT, &tmo, PMIX_INT);
-    PMIx_Info_load(&info[1], PMIX_GET_REFRESH_CACHE, &refresh, PMIX_BOOL);
+    PMIx_Info_load(&info[1], PMIX_GET_REFRESH_CACHE, &yes, PMIX_BOOL);
     pmix_value_t *v = NULL;
-    st = PMIx_Get(&zero, PMIX_COUNTERS_KEY, info, 2, &v);
+    st = PMIx_Get(&zero, PMIX_COUNTERS_KEY, info, ask ? 2 : 1, &v);
     PMIX_INFO_DESTRUCT(&info[0]);
     PMIX_INFO_DESTRUCT(&info[1]);
     if (st == PMIX_SUCCESS && v && v->type == PMIX_STRING) {
