@@ -27,17 +27,7 @@ run() {
   [ "$rc" -eq "$want" ] || fail "lapirun $* exited $rc, expected $want"
 }
 
-# expect FILE PATTERN: an extended regex must match a line of FILE.
-expect() {
-  grep -Eq -- "$2" "$1" || fail "no line matches /$2/ in $(basename "$1")"
-}
-
-# count FILE PATTERN N: exactly N lines match.
-count() {
-  local n
-  n=$(grep -Ec -- "$2" "$1")
-  [ "$n" -eq "$3" ] || fail "$n lines match /$2/, expected $3"
-}
+. "$(dirname "$0")/../lib_cases.sh"
 
 case $case_name in
 info)
@@ -271,20 +261,8 @@ pmixhosts)
     rm -rf "$out" "$err" "$dir"
   }
   trap cleanup EXIT
-  ip netns add "$ns-0" 2>/dev/null ||
-    { echo "SKIP pmixhosts: cannot create network namespaces here"; exit 77; }
-  ip netns add "$ns-1" && ip link add "pha$tag" type veth peer name "phb$tag" ||
-    { echo "SKIP pmixhosts: cannot create a veth pair"; exit 77; }
-  for i in 0 1; do
-    end=pha$tag
-    [ "$i" = 1 ] && end=phb$tag
-    ip link set "$end" netns "$ns-$i" &&
-      ip -n "$ns-$i" link set "$end" name lapi0 &&
-      ip -n "$ns-$i" addr add "10.81.$sub.$((i + 1))/24" dev lapi0 &&
-      ip -n "$ns-$i" link set lapi0 up &&
-      ip -n "$ns-$i" link set lo up ||
-      { echo "SKIP pmixhosts: cannot set up the veth pair"; exit 77; }
-  done
+  why=$(ns_pair "$ns" "10.81.$sub") ||
+    { echo "SKIP pmixhosts: $why"; exit 77; }
   # mpirun's agent: "AGENT [options] HOST COMMAND-LINE" for host nodeI
   # runs the line in namespace I (nsenter: the network only).
   cat >"$dir/agent" <<EOF

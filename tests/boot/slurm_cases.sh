@@ -73,17 +73,7 @@ fail() {
   exit 1
 }
 
-# expect FILE PATTERN: an extended regex must match a line of FILE.
-expect() {
-  grep -Eq -- "$2" "$1" || fail "no line matches /$2/ in $(basename "$1")"
-}
-
-# count FILE PATTERN N: exactly N lines match.
-count() {
-  local n
-  n=$(grep -Ec -- "$2" "$1")
-  [ "$n" -eq "$3" ] || fail "$n lines match /$2/, expected $3"
-}
+. "$here/../lib_cases.sh"
 
 # in_ns I CMD...: run CMD in node I's namespace (nodes), or here (node).
 # nsenter changes the network namespace only: `ip netns exec` would also
@@ -235,21 +225,9 @@ node)
   ;;
 nodes)
   command -v ip >/dev/null || skip "no ip command (apt-get install iproute2)"
-  ip netns add "$ns-0" 2>/dev/null || skip "cannot create a network namespace"
   netns=1
-  ip netns add "$ns-1" 2>/dev/null || skip "cannot create a second namespace"
   sub=$(( $$ % 200 + 20 ))
-  ip link add "sla$tag" type veth peer name "slb$tag" 2>/dev/null ||
-    skip "cannot create a veth pair"
-  for i in 0 1; do
-    end=sla$tag
-    [ "$i" = 1 ] && end=slb$tag
-    ip link set "$end" netns "$ns-$i" &&
-      ip -n "$ns-$i" link set "$end" name lapi0 &&
-      ip -n "$ns-$i" addr add "10.79.$sub.$((i + 1))/24" dev lapi0 &&
-      ip -n "$ns-$i" link set lapi0 up &&
-      ip -n "$ns-$i" link set lo up || skip "cannot set up the veth pair"
-  done
+  why=$(ns_pair "$ns" "10.79.$sub") || skip "$why"
   cluster "10.79.$sub.1" "10.79.$sub.2"
   job 0 -N 2 -n 2 "$CHECK" pmixinfo 1
   if grep -q 'kind singleton' "$out"; then

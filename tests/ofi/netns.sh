@@ -10,6 +10,7 @@
 # (no root or no `ip netns`).  The namespaces go away on any exit.
 set -u
 LAPIRUN=$1 PROG=$2
+. "$(dirname "$0")/../lib_cases.sh"
 skip() { echo "SKIP ofi netns: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root to create network namespaces"
 command -v ip >/dev/null || skip "no ip command"
@@ -21,19 +22,7 @@ cleanup() {
   ip netns del "$ns-1" 2>/dev/null
 }
 trap cleanup EXIT
-ip netns add "$ns-0" 2>/dev/null || skip "cannot create a network namespace"
-ip netns add "$ns-1" 2>/dev/null || skip "cannot create a second namespace"
-ip link add "ofa$tag" type veth peer name "ofb$tag" 2>/dev/null ||
-  skip "cannot create a veth pair"
-for i in 0 1; do
-  end=ofa$tag
-  [ "$i" = 1 ] && end=ofb$tag
-  ip link set "$end" netns "$ns-$i" &&
-    ip -n "$ns-$i" link set "$end" name lapi0 &&
-    ip -n "$ns-$i" addr add "10.78.$sub.$((i + 1))/24" dev lapi0 &&
-    ip -n "$ns-$i" link set lapi0 up &&
-    ip -n "$ns-$i" link set lo up || skip "cannot set up the veth pair"
-done
+why=$(ns_pair "$ns" "10.78.$sub") || skip "$why"
 # ofi_netdown takes the link down and up again by this name.
 export LAPI_TEST_IFACE=lapi0
 out=$(timeout 150 ip netns exec "$ns-0" "$LAPIRUN" -n 2 --label \
