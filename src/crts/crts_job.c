@@ -80,6 +80,7 @@ static long launcher_size(const char **who)
 {
   static const char *const sizes[] = {
     "LAPIRUN_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+    "SLURM_STEP_NUM_TASKS", /* srun's, in a job step only */
   };
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     long n = env_count(sizes[i]);

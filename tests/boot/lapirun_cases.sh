@@ -243,6 +243,20 @@ pmix)
     fail "mpirun -n 2 noterm exited $rc: the job was not ended"
   expect "$err" 'rank 1: exiting without LAPI_Term'
   ;;
+launched)
+  # A launcher's job size without its bootstrap (srun without PMIx, a PMI-2
+  # launcher): LAPI_Init fails and says how to start the job; the size of
+  # a Slurm allocation alone (a batch script: SLURM_NTASKS) is no job step.
+  for v in SLURM_STEP_NUM_TASKS=2 PMI_SIZE=3 OMPI_COMM_WORLD_SIZE=2; do
+    env -u PMIX_RANK -u LAPIRUN_ADDR "$v" timeout -k 5 60 "$LAPI" job \
+      >"$out" 2>"$err" && fail "$v: LAPI_Init did not fail"
+    expect "$err" "^lapi boot: ${v}: a launcher started this process as one of [0-9]+, but not through PMIx"
+    expect "$out" 'LAPI_Init returned 413'
+  done
+  env -u PMIX_RANK -u LAPIRUN_ADDR SLURM_NTASKS=4 LAPIRUN_RANK=0 \
+    LAPIRUN_SIZE=1 LAPI_TIMEOUT=5 timeout -k 5 60 "$LAPI" job >"$out" \
+    2>"$err" || fail "SLURM_NTASKS=4 alone (a batch script): LAPI_Init failed"
+  ;;
 pmixhosts)
   # The PMIx source under Open MPI's mpirun on two "hosts": network
   # namespaces joined by a veth pair, each reached by mpirun's rsh agent

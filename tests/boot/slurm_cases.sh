@@ -222,6 +222,11 @@ node)
   count "$out" '^PASS' 4
   expect "$err" 'on provider shm'
   noterm -n 2
+  # srun without --mpi=pmix (this cluster's default is none): LAPI_Init
+  # must fail and say how to start the job, not run two jobs of one CG.
+  in_ns 0 timeout -k 5 90 srun --overcommit -n 2 "$LAPI" job >"$out" 2>"$err"
+  [ $? -ne 0 ] || fail "srun -n 2 without PMIx: LAPI_Init did not fail"
+  count "$err" 'SLURM_STEP_NUM_TASKS=2: a launcher started this process as one of 2, but not through PMIx' 2
   ;;
 nodes)
   command -v ip >/dev/null || skip "no ip command (apt-get install iproute2)"

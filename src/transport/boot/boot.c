@@ -30,6 +30,25 @@ void lapi_boot_say(const char *fmt, ...)
   (void)w;
 }
 
+/* A launcher that started this process as one of several, seen in its
+ * environment (srun sets SLURM_STEP_NUM_TASKS only in a job step, not in
+ * a batch script); 0 when none says so. */
+static long launched_as_one_of(const char **who)
+{
+  static const char *const sizes[] = {
+    "SLURM_STEP_NUM_TASKS", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+  };
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    const char *s = getenv(sizes[i]);
+    long n = s ? strtol(s, NULL, 10) : 0;
+    if (n > 1) {
+      *who = sizes[i];
+      return n;
+    }
+  }
+  return 0;
+}
+
 int lapi_boot_init(struct lapi_boot *b, int timeout_s)
 {
   memset(b, 0, sizeof *b);
@@ -48,6 +67,17 @@ int lapi_boot_init(struct lapi_boot *b, int timeout_s)
   }
   if (getenv("LAPIRUN_ADDR") != NULL)
     return lapi_boot_lapirun_init(b, timeout_s);
+  /* Several processes that each took themselves for the whole job would
+   * run as many jobs of one CG, every one task 0: refuse instead. */
+  const char *who = NULL;
+  long n = launched_as_one_of(&who);
+  if (n > 1 && getenv("PMIX_RANK") == NULL) {
+    lapi_boot_say("%s=%ld: a launcher started this process as one of %ld, "
+                  "but not through PMIx, so it cannot reach the others: "
+                  "start the job with srun --mpi=pmix (Slurm), Open MPI's "
+                  "mpirun, or lapirun", who, n, n);
+    return -1;
+  }
   return lapi_boot_single_init(b);
 }
 
