@@ -10,8 +10,9 @@
 #   node   one node (this host): 2 and 4 CGs, provider shm by default
 #   nodes  two nodes, each in a network namespace of its own joined by a
 #          veth pair, so the CGs of different nodes meet over tcp;ofi_rxm;
-#          with READMID and TASKFETCH programs, also CRTS_task_fetch
-#          across the nodes (tests/taskfetch/run.sh, srun for lapirun)
+#          a CG killed on one node; with READMID and TASKFETCH programs,
+#          also CRTS_task_fetch across the nodes (tests/taskfetch/run.sh,
+#          srun for lapirun)
 #
 # Exit 0 pass, 1 fail, 77 skipped: Slurm not installed (apt-get install
 # slurmd slurmctld slurm-client munge), not root, a build without PMIx,
@@ -262,6 +263,14 @@ nodes)
   expect "$out" '^halo: tasks 0\.\.3 of 8, .*: PASS$'
   expect "$out" '^halo: tasks 4\.\.7 of 8, .*: PASS$'
   noterm -N 2 -n 2
+  # A CG dies (_exit, no LAPI_Term) alone on the second node: the two on
+  # the first see their operations to it fail within TIMEOUT, then end
+  # (tests/ofi/ofi_killed.c, built next to boot_check).
+  killed=$(dirname "$CHECK")/ofi_killed
+  if [ -x "$killed" ]; then
+    job 0 -N 2 -n 3 "$killed"
+    count "$out" '^ofi_killed task [01] of 3: PASS' 2
+  fi
   if [ $# -ge 2 ]; then
     # CRTS_task_fetch's checks, with srun on both nodes in lapirun's place:
     # run.sh calls "LAUNCHER -n N --timeout T PROG ARGS...".
