@@ -6,9 +6,9 @@
  * PMIX_LOCAL_SIZE).  The collectives do not use PMIx fences: rank 0 runs
  * the exchange server of lapirun (boot_server.c) in a thread and
  * publishes its address under "lapi.boot.counters"; every CG reads it
- * (PMIx_Get, bounded by the timeout) and joins as a member, as under
- * lapirun: all-gathers, barriers, counters, ACTIVE and GONE notices all
- * go through it.  Why not PMIx_Fence: under Slurm 22.05's mpi/pmix
+ * (one collecting fence at start-up, then PMIx_Get, both bounded by the
+ * timeout) and joins as a member, as under lapirun: all-gathers,
+ * barriers, counters, ACTIVE and GONE notices all go through it.  Why not PMIx_Fence: under Slurm 22.05's mpi/pmix
  * plugin with its default (tree) fence, a CG on one node left a fence
  * before CGs on another node had entered it (tests/boot/slurm_cases.sh,
  * boot_check fence: in every run of 200 rounds on 2 nodes), while
@@ -247,6 +247,9 @@ static int exchange_address(struct lapi_boot *b, struct pmix_boot *p,
     if (st == PMIX_SUCCESS && v && v->type == PMIX_STRING) {
       int fits = snprintf(addr, addrlen, "%s", v->data.string) < (int)addrlen;
       PMIX_VALUE_RELEASE(v);
+      if (!fits)
+        lapi_boot_say("pmix: rank %d: rank 0's exchange address is longer "
+                      "than %zu bytes", b->rank, addrlen - 1);
       return fits ? 0 : -1;
     }
     if (v)
