@@ -278,12 +278,17 @@ pmixhosts)
   why=$(ns_pair "$ns" "10.81.$sub") ||
     { echo "SKIP pmixhosts: $why"; exit 77; }
   # mpirun's agent: "AGENT [options] HOST COMMAND-LINE" for host nodeI
-  # runs the line in namespace I (nsenter: the network only).
+  # runs the line in namespace I (nsenter: the network only), with a
+  # TMPDIR of that host's own: Open MPI's session directories are named
+  # alike on every host of one name, and two daemons racing to make them
+  # in one /tmp failed ("mkdir ... File exists") 1 job in 11.
+  mkdir -p "$dir/tmp-node0" "$dir/tmp-node1"
   cat >"$dir/agent" <<EOF
 #!/bin/bash
 while [ "\${1#-}" != "\$1" ]; do shift; done
 h=\$1
 shift
+export TMPDIR=$dir/tmp-\$h
 exec nsenter --net=/run/netns/$ns-\${h#node} sh -c "\$*"
 EOF
   chmod +x "$dir/agent"
