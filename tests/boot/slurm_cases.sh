@@ -7,7 +7,8 @@
 #
 #   slurm_cases.sh CASE BOOT_CHECK BOOT_LAPI EXAMPLES_DIR [READMID TASKFETCH...]
 #
-#   node   one node (this host): 2 and 4 CGs, provider shm by default
+#   node   one node (this host): 2 and 4 CGs, provider shm by default, and
+#          examples/slurm/lapi_job.sbatch submitted with sbatch
 #   nodes  two nodes, each in a network namespace of its own joined by a
 #          veth pair, so the CGs of different nodes meet over tcp;ofi_rxm;
 #          a CG killed on one node; with READMID and TASKFETCH programs,
@@ -23,7 +24,7 @@ shift 4
 here=$(cd "$(dirname "$0")" && pwd)
 
 skip() { echo "SKIP slurm $case_name: $*"; exit 77; }
-for c in srun slurmctld slurmd munged sinfo nsenter unshare ss; do
+for c in srun sbatch slurmctld slurmd munged sinfo nsenter unshare ss; do
   command -v $c >/dev/null ||
     skip "no $c (apt-get install slurmd slurmctld slurm-client munge)"
 done
@@ -223,6 +224,13 @@ node)
   count "$out" '^PASS' 4
   expect "$err" 'on provider shm'
   noterm -n 2
+  # The batch script of examples/slurm, as a user submits it.
+  in_ns 0 timeout -k 5 120 sbatch --wait --overcommit -n 4 -o "$dir/batch.out" \
+    "$here/../../examples/slurm/lapi_job.sbatch" \
+    "$EXAMPLES/lapi_amsendv_vectors" >"$out" 2>"$err" ||
+    { cat "$dir/batch.out" >>"$err"; fail "sbatch lapi_job.sbatch failed"; }
+  count "$dir/batch.out" '^PASS' 4
+  count "$dir/batch.out" 'on provider shm' 4
   # srun without --mpi=pmix (this cluster's default is none): LAPI_Init
   # must fail and say how to start the job, not run two jobs of one CG.
   in_ns 0 timeout -k 5 90 srun --overcommit -n 2 "$LAPI" job >"$out" 2>"$err"
