@@ -7,8 +7,10 @@
 set -eu
 
 # slurmd, slurmctld, slurm-client and munge: the tests start jobs with
-# Slurm's srun on a cluster of their own (no system service is set up:
-# Debian's units wait for an /etc/slurm/slurm.conf that nobody writes).
+# Slurm's srun on a cluster of their own, with its own munged (Debian's
+# slurmd and slurmctld units wait for an /etc/slurm/slurm.conf that
+# nobody writes; where systemd runs, munge's unit starts the system's
+# munged, which the tests do not use).
 PACKAGES="cmake make gcc g++ gfortran pkg-config libcriterion-dev \
 libfabric-dev libfabric-bin iproute2 libpmix-dev openmpi-bin libopenmpi-dev \
 slurmd slurmctld slurm-client munge"
