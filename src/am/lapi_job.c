@@ -11,7 +11,6 @@
  */
 #include <pthread.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "am/lapi_am.h"
 #include "transport/boot/boot_impl.h"
@@ -53,10 +52,10 @@ const struct lapi_job *lapi_job(void)
 /*
  * A collective blocks in the bootstrap; a task in polling mode runs its
  * handle's work meanwhile (a peer may wait for one of its messages before
- * it joins: without this both would wait for ever).  The job's exchange
- * (lapirun's, or rank 0's under PMIx) calls lapi_progress between its
- * polls (boot_set_wait_idle); a bootstrap that would block inside a
- * library runs on a helper thread while the caller makes progress.
+ * it joins: without this both would wait for ever).  Every bootstrap of
+ * more than one CG waits in the job's exchange (lapirun's, or rank 0's
+ * under PMIx), which calls lapi_progress between its polls
+ * (boot_set_wait_idle).
  */
 static int coll_progress(void *h)
 {
@@ -68,50 +67,18 @@ static int coll_polls(const struct lapi_hndl *h)
   return h && h->cpe < 0 && lapi_may_dispatch(h);
 }
 
-struct coll_call {
-  const void *mine;       /* NULL: a barrier */
-  size_t len;
-  void *all;
-  int rc;
-  int done;               /* atomic */
-};
-
-static void *coll_thread(void *arg)
-{
-  struct coll_call *c = arg;
-  c->rc = c->mine ? job_bootstrap->allgather(job_bootstrap, c->mine, c->len,
-                                             c->all)
-                  : job_bootstrap->barrier(job_bootstrap);
-  __atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
-  return NULL;
-}
-
 /* The bootstrap's allgather (mine != NULL) or barrier; 0 or -1. */
 static int coll_run(struct lapi_hndl *h, const void *mine, size_t len,
                     void *all)
 {
-  struct coll_call c = {mine, len, all, -1, 0};
-  if (!coll_polls(h)) {
-    coll_thread(&c);
-    return c.rc;
-  }
-  if (strcmp(job_bootstrap->kind, "lapirun") == 0 ||
-      strcmp(job_bootstrap->kind, "pmix") == 0) {
+  int polls = coll_polls(h);
+  if (polls)
     boot_set_wait_idle(coll_progress, h);
-    coll_thread(&c);
+  int rc = mine ? job_bootstrap->allgather(job_bootstrap, mine, len, all)
+                : job_bootstrap->barrier(job_bootstrap);
+  if (polls)
     boot_set_wait_idle(NULL, NULL);
-    return c.rc;
-  }
-  pthread_t t;
-  if (pthread_create(&t, NULL, coll_thread, &c) != 0) {
-    coll_thread(&c); /* no thread: block as before */
-    return c.rc;
-  }
-  while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
-    if (lapi_progress(h) == 0)
-      usleep(50);
-  pthread_join(t, NULL);
-  return c.rc;
+  return rc;
 }
 
 int lapi_job_allgather64(struct lapi_hndl *h, lapi_long_t mine,
