@@ -20,6 +20,9 @@
  *                     CG has entered it: each round every CG adds 1 to a
  *                     counter, then after the barrier (the all-gather on
  *                     odd rounds) the counter must hold size x rounds
+ *   late              barrier; rank 0 exits at once, the others then
+ *                     sleep 0.5 s and count: the counters outlive rank 0
+ *                     (under PMIx it serves them until the others left)
  *   exit RANK CODE    barrier, then RANK exits with CODE, the others wait
  *   kill RANK SIG     barrier, then RANK raises SIG, the others wait
  *   wait              barrier, then wait (to be signalled)
@@ -108,6 +111,17 @@ static void mode_fence(int rounds)
     /* Nobody adds for the next round before everyone has read. */
     CHECK(b->barrier(b) == 0, "second barrier round %d", k);
   }
+}
+
+static void mode_late(void)
+{
+  struct lapi_boot *b = join();
+  CHECK(b->barrier(b) == 0, "barrier");
+  if (b->rank == 0)
+    return; /* exits now: its exchange must serve the others on */
+  usleep(500000);
+  long v = b->fetch_add(b, 11, 1);
+  CHECK(v >= 0 && v < b->size, "fetch_add after rank 0 left gave %ld", v);
 }
 
 static void mode_info(const char *provider, int apart)
@@ -237,6 +251,8 @@ int main(int argc, char **argv)
     CHECK(b->barrier(b) == 0, "barrier");
     printf("rank %d waiting\n", b->rank);
     pause();
+  } else if (strcmp(mode, "late") == 0) {
+    mode_late();
   } else if (strcmp(mode, "fence") == 0) {
     mode_fence(argc > 2 ? atoi(argv[2]) : 20);
   } else if (strcmp(mode, "leave") == 0) {

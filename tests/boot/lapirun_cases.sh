@@ -232,6 +232,9 @@ pmix)
     timeout -k 5 60 $mpi -n $n "$CHECK" fence 100 >"$out" 2>"$err" ||
       fail "mpirun -n $n fence exited $?"
     count "$out" '^PASS fence$' $n
+    timeout -k 5 60 $mpi -n $n "$CHECK" late >"$out" 2>"$err" ||
+      fail "mpirun -n $n late exited $?"
+    count "$out" '^PASS late$' $n
   done
   timeout -k 5 60 $mpi -n 2 -x LAPI_TIMEOUT=9 "$LAPI" job >"$out" 2>"$err" &&
     grep -q 'task 1 of 2' "$out" || fail "LAPI_Init under mpirun"

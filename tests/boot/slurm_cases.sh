@@ -256,6 +256,9 @@ nodes)
   # (with PMIx fences under Slurm's tree collective, CGs of one node did).
   job 0 -N 2 -n 4 "$CHECK" fence 200
   count "$out" '^PASS fence$' 4
+  # Rank 0 exits first; the CGs of both nodes still count.
+  job 0 -N 2 -n 4 "$CHECK" late
+  count "$out" '^PASS late$' 4
   LAPI_TIMEOUT=9 job 0 -N 2 -n 2 "$LAPI" job
   count "$out" '^PASS job$' 2
   # Two CGs a node; the job spans nodes, so every pair meets over
