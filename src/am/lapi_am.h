@@ -68,6 +68,10 @@ struct lapi_hndl;
 int lapi_job_allgather64(struct lapi_hndl *h, lapi_long_t mine,
                          lapi_long_t *all);
 int lapi_job_barrier(struct lapi_hndl *h);
+/* The same barrier for LAPI_Gfence, over the network transport's own
+ * messages where it connects the job's core groups (a round trip
+ * through the job's exchange otherwise); lapi_fence.c. */
+int lapi_net_barrier(struct lapi_hndl *h);
 
 /* ------------------------------------------------ CPE tasks (lapi_cpe.c) */
 
@@ -93,8 +97,11 @@ int lapi_ctx_enter(const struct lapi_hndl *h);
 void lapi_ctx_leave(int prev);
 uint lapi_ctx_task(void); /* for logs */
 
-/* Collectives over all tasks of h's job, and a barrier of h's CG only. */
+/* Collectives over all tasks of h's job, and a barrier of h's CG only.
+ * lapi_coll_gfence is LAPI_Gfence's barrier: lapi_net_barrier between
+ * the CGs instead of the bootstrap's. */
 int lapi_coll_barrier(struct lapi_hndl *h);
+int lapi_coll_gfence(struct lapi_hndl *h);
 int lapi_coll_allgather64(struct lapi_hndl *h, lapi_long_t mine,
                           lapi_long_t *all);
 void lapi_cpe_barrier_cg(uint count);

@@ -171,10 +171,11 @@ void lapi_cpe_barrier_cg(uint count)
  * every task passed the first barrier of call k+1, that is, finished
  * reading call k.
  */
-int lapi_coll_barrier(struct lapi_hndl *h)
+static int coll_barrier_by(struct lapi_hndl *h,
+                           int (*cgs_barrier)(struct lapi_hndl *))
 {
   if (h->cpe < 0)
-    return lapi_job_barrier(h);
+    return cgs_barrier(h);
   cg_barrier(h);
   if (h->num_tasks == h->cg_tasks)
     return LAPI_SUCCESS;
@@ -182,9 +183,19 @@ int lapi_coll_barrier(struct lapi_hndl *h)
   unsigned local = h->task_id - h->cg_first;
   unsigned par = coll.seq[local]++ & 1;
   if (local == 0)
-    coll.rc[par] = lapi_job_barrier(h);
+    coll.rc[par] = cgs_barrier(h);
   cg_barrier(h);
   return coll.rc[par];
+}
+
+int lapi_coll_barrier(struct lapi_hndl *h)
+{
+  return coll_barrier_by(h, lapi_job_barrier);
+}
+
+int lapi_coll_gfence(struct lapi_hndl *h)
+{
+  return coll_barrier_by(h, lapi_net_barrier);
 }
 
 /* Gather every CG's block of cg_tasks values (one task per CG calls). */

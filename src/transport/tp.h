@@ -139,7 +139,16 @@ struct lapi_tp_ops {
    * send what the transport held for the end of such a run (ofi: FIN
    * lists, ofi_fin.c).  NULL: it holds nothing. */
   void (*drained)(struct lapi_hndl *h);
+  /* LAPI_Gfence's barrier of the job's core groups, over the transport's
+   * own messages (one calling task per CG and handle value, every CG in
+   * the same order): LAPI_SUCCESS, LAPI_ERR_TIMEOUT when it failed (a
+   * core group is gone; every later one fails too), or LAPI_TP_NO_BARRIER
+   * when the transport does not connect this job's CGs (the bootstrap's
+   * barrier serves).  NULL: the transport has none. */
+  int (*barrier)(struct lapi_hndl *h);
 };
+
+#define LAPI_TP_NO_BARRIER (-1)
 
 /* The tight op's on argument. */
 #define LAPI_TIGHT_STOP 0

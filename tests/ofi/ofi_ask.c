@@ -578,8 +578,15 @@ int main(void)
   OT_CHECK(__atomic_load_n(&errors, __ATOMIC_SEQ_CST) == 0,
            "the error handler ran");
 
-  /* Part 3: an invalid copy after every packet, ASKs and answers. */
+  /* Part 3: an invalid copy after every packet, ASKs and answers.
+   * Copies begin after a barrier, and the ASKs after a second one:
+   * LAPI_Gfence sends packets of its own, so a copy made before the
+   * first could reach the peer before its snapshot (while it still
+   * counted part 2: one bad packet too many there, and here a copy that
+   * no drop matched), and ASKs sent before the second could be answered
+   * before the answerer made copies. */
   counts(&base);
+  OT_OK(LAPI_Gfence(ot.h));
   pthread_mutex_lock(&ofi.lock);
   ofi_mangle_every = 1;
   pthread_mutex_unlock(&ofi.lock);

@@ -44,7 +44,7 @@
 
 /* ------------------------------------------------------------- the wire */
 
-#define OFI_WIRE_MAGIC 0x4c4f4637u /* "LOF7": magic and wire version */
+#define OFI_WIRE_MAGIC 0x4c4f4638u /* "LOF8": magic and wire version */
 
 /* Sequence numbers of no-FIN messages a target tracks per origin beyond
  * the last one acknowledged in order (a wire constant: both sides). */
@@ -67,6 +67,7 @@ enum ofi_msg_type {
   OFI_M_FIN_LIST,  /* the FINs of several transfers (ofi_fin.c) */
   OFI_M_ASK,       /* do you still hold the other end of this transfer? */
   OFI_M_UNKNOWN,   /* the answer: no (its FIN or reply was lost) */
+  OFI_M_BARRIER,   /* a round of LAPI_Gfence's barrier (ofi_barrier.c) */
   OFI_M_LAST
 };
 
@@ -597,6 +598,18 @@ struct ofi_stats {
 
 struct ofi_owed;
 
+/* LAPI_Gfence's barrier of one handle value (ofi_barrier.c; under
+ * ofi.lock, but for what its waiter reads atomically). */
+struct ofi_barrier {
+  uint32_t seq;     /* the number of this handle's next (or current) one */
+  uint32_t seen[2]; /* atomic: rounds arrived, by parity of the number */
+  int broken;       /* atomic: one failed here or at a peer: all fail */
+  int told;         /* our FAIL went to every peer */
+  uint cause;       /* 1 + the CG that broke it (gone, or its FAIL), 0 */
+  int cause_fail;   /* cause sent a FAIL (else it is gone) */
+  uint waiting;     /* 1 + the peer a round waits for (the watchdog), 0 */
+};
+
 struct ofi_state {
   pthread_mutex_t lock;
   int users;                 /* handles using the endpoint */
@@ -705,6 +718,9 @@ struct ofi_state {
   /* Handles the transport serves, by slot (CPE tasks of a process share
    * handle values); a packet names its handle by key (ofi_hndl). */
   struct lapi_hndl *hmap[LAPI_AM_MAX_SLOTS];
+  /* Gfence's barriers, by handle value; rounds now waiting */
+  struct ofi_barrier bar[LAPI_AM_MAX_HANDLES];
+  int bar_waits;
 
   pthread_t thread;
   int thread_on;
@@ -889,6 +905,17 @@ void ofi_credit_give(uint peer, uint n);
 void ofi_on_fin(const struct ofi_fin *f);
 void ofi_on_pull(const struct ofi_pull *p);
 void ofi_on_rmw_reply(const struct ofi_rmw_reply *r);
+/* ofi_barrier.c: LAPI_Gfence's barrier of the core groups.  The tp
+ * barrier op; a BARRIER packet (ofi.lock); a handle value's barrier
+ * starts anew (its LAPI_Init, before the start-up barrier; ofi.lock);
+ * a peer was declared gone (ofi.lock); the watchdog marks in wait[]
+ * the peers that barrier rounds wait for (ofi.lock). */
+int ofi_tp_barrier(struct lapi_hndl *h);
+void ofi_on_barrier(const struct ofi_hdr *hd);
+void ofi_barrier_reset(lapi_handle_t hv);
+void ofi_barrier_peer_failed(uint peer);
+void ofi_barrier_watch(unsigned char *wait);
+
 /* ofi_ask.c: transfers whose answer may have been lost (ofi.lock) */
 void ofi_ask_watch(int64_t now, int64_t after_ms);
 void ofi_nofin_ask_watch(int64_t now, int64_t after_ms);

@@ -785,6 +785,9 @@ int ofi_tp_init(struct lapi_hndl *h)
     pthread_mutex_lock(&ofi.lock);
     ofi.users++;
     ofi.hmap[h->slot] = h;
+    /* before the start-up barrier: no peer's Gfence of this handle
+     * value can have begun */
+    ofi_barrier_reset(h->index);
     pthread_mutex_unlock(&ofi.lock);
   }
   pthread_mutex_unlock(&open_lock);

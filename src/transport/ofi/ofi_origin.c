@@ -967,6 +967,7 @@ const struct lapi_tp_ops lapi_tp_ofi = {
   .flush = ofi_tp_flush,
   .sync = ofi_tp_sync,
   .drained = ofi_tp_drained,
+  .barrier = ofi_tp_barrier,
 };
 
 /* --------------------------------------------------- arrivals (origin) */

@@ -122,6 +122,7 @@ static int packet_run(const unsigned char *mem, size_t len)
   case OFI_M_ACK_REQ: ofi_on_ack_req(hd); break;
   case OFI_M_ASK: ofi_on_ask((const struct ofi_ask *)mem); break;
   case OFI_M_UNKNOWN: ofi_on_unknown((const struct ofi_ask *)mem); break;
+  case OFI_M_BARRIER: ofi_on_barrier(hd); break;
   default: break; /* PONG, ACK: last_rx_ms and the counts are all */
   }
   return (int)hd->src;
@@ -342,6 +343,7 @@ void ofi_peer_fail(uint peer, int code, const char *why)
     ofi_report(h, code, INT_ERR, peer * ofi.tpc, msg); /* its 1st task */
   }
   ofi_nofin_peer_fail(peer);
+  ofi_barrier_peer_failed(peer);
   for (uint32_t s = 0; s < ofi.xcap; s++) {
     struct ofi_xfer *x = ofi.xtab[s];
     if (x && x->peer == peer && !x->failed) {
@@ -376,6 +378,8 @@ static void watchdog(void)
   for (uint t = 0; t < ofi.ntasks && ofi.nf_unacked; t++)
     if (ofi.peers[t].nf_next != ofi.peers[t].nf_acked)
       wait[t] = 1; /* our Fence may wait for its acknowledgement */
+  if (ofi.bar_waits)
+    ofi_barrier_watch(wait); /* a Gfence round waits for its packet */
   for (uint t = 0; t < ofi.ntasks; t++) {
     struct ofi_peer *p = &ofi.peers[t];
     if (!wait[t] || p->failed) {
@@ -692,7 +696,7 @@ static void *progress_main(void *arg)
     ofi_send_retry();
     ofi_sink_issue();
     ofi_fail_pending();
-    if (ofi.xlive || ofi.nf_unacked)
+    if (ofi.xlive || ofi.nf_unacked || ofi.bar_waits)
       watchdog();
     else
       watch_gap = 1; /* nobody waited for anybody: every wait is new */
@@ -709,7 +713,7 @@ static void *progress_main(void *arg)
     }
     leavers_watch();
     int busy = ofi.tx_posted || ofi.retry_head || ofi.xlive ||
-               ofi.nf_unacked;
+               ofi.nf_unacked || ofi.bar_waits;
     /* something waits for a retry, or our own reads complete without a
      * ring: come back soon */
     int again = ofi.retry_head || ofi.owed_head || ofi.ready_head ||

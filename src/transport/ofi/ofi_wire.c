@@ -29,6 +29,7 @@ static const size_t min_len[OFI_M_LAST] = {
   [OFI_M_FIN_LIST] = sizeof(struct ofi_fin_list),
   [OFI_M_ASK] = sizeof(struct ofi_ask),
   [OFI_M_UNKNOWN] = sizeof(struct ofi_ask),
+  [OFI_M_BARRIER] = sizeof(struct ofi_hdr),
 };
 
 size_t ofi_pkt_min(int type)
