@@ -27,6 +27,10 @@
  *              table) and ping-ponged (half a round trip, vs Open MPI's
  *              MPI_Type_vector ping-pong of the layout from --mpi FILE)
  *   rate       8-byte LAPI_Amsend and LAPI_Put streamed as above (msg/s)
+ *   fence      LAPI_Gfence back to back (us a call), against raw
+ *              libfabric's 0 B half round trip between CGs (a barrier of
+ *              two is one message each way at the same time) or a
+ *              pthread_barrier_wait of the two task threads in a CG
  *   targets    the issue's targets with MET / NOT MET
  *
  * With --quick the sizes are 0 and powers of 16 up to 1 MiB.  Each figure
@@ -43,7 +47,7 @@
  *            [--csv] [--verbose] [--raw FILE] [--mpi FILE] [--bind]
  *        lapi_bench --intra-cg [--quick] [--csv] [--verbose] [--mpi FILE]
  *   --tables LIST runs only the named tables (latency, bandwidth,
- *   segments, strided, rate), without the targets block.
+ *   segments, strided, rate, fence), without the targets block.
  *   --bind binds each task's thread to a core (see bind_task_thread).
  */
 #ifndef _GNU_SOURCE
@@ -324,6 +328,37 @@ static double k_memcpy(void *arg, long iters)
   return bench_now() - t0;
 }
 
+/* LAPI_Gfence back to back; a unit is one. */
+static double k_gfence(void *arg, long iters)
+{
+  (void)arg;
+  fence();
+  double t0 = bench_now();
+  for (long i = 0; i < iters; i++)
+    fence();
+  return bench_now() - t0;
+}
+
+/* The two task threads of the intra-CG run at a pthread barrier. */
+static pthread_barrier_t task_barrier;
+static pthread_once_t task_barrier_once = PTHREAD_ONCE_INIT;
+
+static void task_barrier_init(void)
+{
+  pthread_barrier_init(&task_barrier, NULL, 2);
+}
+
+static double k_pbarrier(void *arg, long iters)
+{
+  (void)arg;
+  pthread_once(&task_barrier_once, task_barrier_init);
+  fence();
+  double t0 = bench_now();
+  for (long i = 0; i < iters; i++)
+    pthread_barrier_wait(&task_barrier);
+  return bench_now() - t0;
+}
+
 /* ---------------------------------------------------------- baseline */
 
 /* ofi_pingpong's figures (--raw) and mpi_vector's (--mpi); task 0 only. */
@@ -517,7 +552,10 @@ static void measure(int n, const bench_run_fn *k, struct op *const *o,
                  op->lay.nseg, op->lay.seg);
       int raw_k = runs[j] == k_raw_pingpong || runs[j] == k_raw_stream;
       fprintf(stderr, "# %s%s %s %zu B (group of %d, %.2f s):",
-              raw_k ? "raw" : kinds[op->kind], lay,
+              runs[j] == k_gfence     ? "Gfence"
+              : runs[j] == k_pbarrier ? "pthread_barrier"
+              : raw_k                 ? "raw"
+                                      : kinds[op->kind], lay,
               runs[j] == k_pingpong || runs[j] == k_raw_pingpong
                   ? "ping-pong" : "stream/copy",
               op->size, m, bench_now() - t0);
@@ -860,6 +898,31 @@ static void table_rate(void)
   }
 }
 
+static void table_fence(void)
+{
+  struct op o = contiguous(OP_MEMCPY, 0);
+  bench_run_fn kern[2] = {k_gfence,
+                          opt.intra_cg ? k_pbarrier : base_kernel(1, &o)};
+  struct op *ops[2] = {&o, &o};
+  double med[2];
+  measure(2, kern, ops, med);
+  double lapi = med[0] * 1e6;
+  double base = opt.intra_cg ? med[1] * 1e6
+                : kern[1]    ? base_lat_us(med[1])
+                             : ref_of(RAW_LAT, 0);
+  if (me != 0)
+    return;
+  char r[24];
+  if (opt.csv) {
+    csv_row("gfence", 0, "us", lapi, base);
+  } else {
+    printf("\nfence: LAPI_Gfence back to back (us a call)\n"
+           "LAPI_Gfence %.2f, %s %.3g; LAPI / base %s\n", lapi,
+           opt.intra_cg ? "pthread_barrier_wait" : "raw 0 B half round trip",
+           base, ratio_str(r, sizeof r, ratio(lapi, base)));
+  }
+}
+
 /* One target: text for people, or a CSV row "target_<id>,<at size>,
    <unit>,<measured>,<limit>,<verdict>". */
 static void target_line(const char *id, size_t at, const char *what,
@@ -1028,6 +1091,8 @@ static void task_main(void *arg)
     table_strided();
   if (wanted("rate"))
     table_rate();
+  if (wanted("fence"))
+    table_fence();
   if (me == 0 && opt.tables == NULL) {
     targets();
     if (!opt.csv)
@@ -1063,7 +1128,7 @@ static int usage(const char *prog)
                   "       %s --intra-cg [--quick] [--csv] [--mpi FILE] "
                   "[--verbose] [--tables LIST]\n"
                   "LIST: comma-separated of latency,bandwidth,segments,"
-                  "strided,rate (default all, then the targets)\n",
+                  "strided,rate,fence (default all, then the targets)\n",
           prog, prog);
   return 2;
 }
