@@ -12,7 +12,8 @@
  * writes the other.  The handles' barriers alternate, so their numbers
  * and packets must stay apart.  A barrier that let anybody through early
  * leaves an old number in a slot; one that loses a packet hangs (the
- * alarm).
+ * alarm).  Then ROUNDS x 8 Gfences back to back, a task now and then
+ * a little late.
  *
  * ofi_gfence killed: with 3 or more CGs, the last task leaves without a
  * word before a Gfence.  Every survivor's Gfence must fail (LAPI
@@ -66,6 +67,15 @@ static void rounds(long n_rounds)
     if (__atomic_load_n(&ot.failures, __ATOMIC_SEQ_CST) > 10)
       break;
   }
+  /* Back to back, a task now and then a little late: a CG that leaves a
+   * barrier sends the next one's first round at once, often before its
+   * partner has finished this one (kept apart by parity, or the partner
+   * would take it for this one's, or clear it away and wait for ever). */
+  for (long i = 0; i < n_rounds * 8; i++) {
+    if ((i * 31 + ot.me * 17) % 53 == 0)
+      usleep((useconds_t)(i % 200));
+    OT_OK(LAPI_Gfence(i % 5 == 4 ? h2 : ot.h));
+  }
   OT_OK(LAPI_Term(h2));
   for (int k = 0; k < 2; k++)
     free(tabs[k]);
@@ -115,7 +125,7 @@ static void quiet_errh(lapi_handle_t *h, int *code, lapi_err_t *type,
 int main(int argc, char **argv)
 {
   int kill_mode = argc > 1 && strcmp(argv[1], "killed") == 0;
-  ot_init(kill_mode ? quiet_errh : NULL, 200);
+  ot_init(kill_mode ? quiet_errh : NULL, 100);
   if (ot.n > MAX_TASKS) {
     fprintf(stderr, "ofi_gfence: at most %d CGs\n", MAX_TASKS);
     return 2;
