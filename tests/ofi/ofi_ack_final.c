@@ -73,12 +73,7 @@ int main(void)
     ofi_deaf_acks = 1;
   pthread_mutex_unlock(&ofi.lock);
   OT_OK(LAPI_Gfence(ot.h));
-  if (ot.me == victim) {
-    fflush(stdout);
-    _exit(0); /* gone, without a word: Term's barrier fails from now on */
-  }
-  for (int i = 0; i < 1000 && kill((pid_t)pids[victim], 0) == 0; i++)
-    usleep(10000);
+  ot_victim_leaves(victim, pids); /* Term's barrier fails from now on */
 
   if (ot.me == 1) {
     static unsigned char src[SMALL];

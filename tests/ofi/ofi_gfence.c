@@ -92,12 +92,7 @@ static void killed(void)
   OT_OK(LAPI_Gfence(ot.h)); /* one that works */
   lapi_long_t pids[MAX_TASKS];
   OT_OK(LAPI_Address_init64(ot.h, (lapi_long_t)getpid(), pids));
-  if (ot.me == victim) {
-    fflush(stdout);
-    _exit(0); /* gone, without a word */
-  }
-  for (int i = 0; i < 1000 && kill((pid_t)pids[victim], 0) == 0; i++)
-    usleep(10000);
+  ot_victim_leaves(victim, pids);
   double t0 = ot_now_s();
   int rc = LAPI_Gfence(ot.h);
   double took = ot_now_s() - t0;

@@ -67,14 +67,7 @@ int main(void)
 
   lapi_long_t pids[64];
   OT_OK(LAPI_Address_init64(ot.h, (lapi_long_t)getpid(), pids));
-  if (ot.me == victim) {
-    fflush(stdout);
-    _exit(0); /* gone, without a word */
-  }
-  /* Start once it is really gone (lapirun reaps it at once; all CGs run
-   * on this host), so nothing below can still reach it. */
-  for (int i = 0; i < 1000 && kill((pid_t)pids[victim], 0) == 0; i++)
-    usleep(10000);
+  ot_victim_leaves(victim, pids);
 
   /* Operations to the victim: none can complete.  Those without a FIN
    * first make LAPI_Fence wait until the victim is declared gone. */

@@ -106,6 +106,21 @@ static inline int ot_finish(const char *name)
   return bad ? 1 : 0;
 }
 
+/* The victim leaves at once, without a word (_exit(0): no LAPI_Term,
+ * and lapirun lets the others run on); the others return once it is
+ * really gone (lapirun reaps it at once; all CGs run on this host), so
+ * that nothing they do next can still reach it.  pids: every task's,
+ * from LAPI_Address_init64. */
+static inline void ot_victim_leaves(int victim, const lapi_long_t *pids)
+{
+  if (ot.me == victim) {
+    fflush(stdout);
+    _exit(0);
+  }
+  for (int i = 0; i < 1000 && kill((pid_t)pids[victim], 0) == 0; i++)
+    usleep(10000);
+}
+
 /* Seconds on the monotonic clock. */
 static inline double ot_now_s(void)
 {
