@@ -1,0 +1,288 @@
+/*
+ * fuzz_seeds.c - writes the wire fuzzer's seed corpus (tests/fuzz/corpus):
+ * one well-formed input per packet type and protocol (fuzz_wire.h's input
+ * layout: a control byte, then the packet).  The header fields the
+ * shaping fixes (magic, len, src, hndl) are left 0 here; addresses are
+ * small offsets the shaping moves into the sandboxes.  Built on demand
+ * (target fuzz_wire_seeds), not by the tests:
+ *
+ *   fuzz_wire_seeds tests/fuzz/corpus
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport/ofi/ofi.h"
+
+static const char *dir;
+static unsigned char pkt[16384] __attribute__((aligned(8)));
+
+static void emit(const char *name, size_t len)
+{
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "wb");
+  if (f == NULL) {
+    perror(path);
+    exit(1);
+  }
+  unsigned char ctl = 0;
+  fwrite(&ctl, 1, 1, f);
+  fwrite(pkt, 1, len, f);
+  fclose(f);
+}
+
+static void hdr(int type)
+{
+  memset(pkt, 0, sizeof pkt);
+  ((struct ofi_hdr *)pkt)->type = (uint8_t)type;
+  ((struct ofi_hdr *)pkt)->id = 0x100000001ull;
+}
+
+/* An IOVECTOR (or GENERIC) description of n pieces of len at p. */
+static size_t desc_iov(unsigned char *p, uint32_t type, uint32_t n,
+                       uint64_t len)
+{
+  uint32_t head[2] = {type, n};
+  memcpy(p, head, 8);
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t e[2] = {0x40 + i * 0x1000, len};
+    memcpy(p + 8 + 16 * i, e, 16);
+  }
+  return 8 + 16 * (size_t)n;
+}
+
+static size_t desc_strided(unsigned char *p, uint32_t num, uint64_t block,
+                           uint64_t stride)
+{
+  uint32_t head[2] = {LAPI_GEN_STRIDED_XFER, num};
+  uint64_t e[3] = {0x80, block, stride};
+  memcpy(p, head, 8);
+  memcpy(p + 8, e, 24);
+  return 32;
+}
+
+/* An RTS: kind, mode, segs (RMA), uhdr bytes, a description, data. */
+static void rts(const char *name, int kind, int mode, uint32_t shape,
+                uint32_t nseg, uint32_t uhdr, const unsigned char *desc,
+                size_t desc_len, uint64_t data_len, uint32_t flags)
+{
+  hdr(OFI_M_RTS);
+  struct ofi_rts *r = (struct ofi_rts *)pkt;
+  r->kind = (uint8_t)kind;
+  r->mode = (uint8_t)mode;
+  r->desc_inline = desc_len != 0;
+  r->uhdr_len = uhdr;
+  r->hdr_hdl = shape ? 2 : 1;
+  r->tgt_cntr = 1;
+  r->data_len = data_len;
+  r->desc_len = desc_len;
+  r->nseg = nseg;
+  r->shape = shape;
+  r->flags = flags;
+  size_t at = sizeof *r;
+  for (uint32_t i = 0; i < nseg; i++) {
+    struct ofi_seg s = {0x100 + i * 0x2000, data_len / nseg, 0};
+    memcpy(pkt + at, &s, sizeof s);
+    at += sizeof s;
+  }
+  for (uint32_t i = 0; i < uhdr; i++)
+    pkt[at + i] = (unsigned char)(0x10 + i);
+  at += ofi_align8(uhdr);
+  if (desc_len)
+    memcpy(pkt + at, desc, desc_len);
+  at += ofi_align8(desc_len);
+  if (mode == OFI_MODE_EAGER) {
+    for (uint64_t i = 0; i < data_len; i++)
+      pkt[at + i] = (unsigned char)i;
+    at += data_len;
+  }
+  emit(name, at);
+}
+
+int main(int argc, char **argv)
+{
+  if (argc != 2) {
+    fprintf(stderr, "usage: %s DIR\n", argv[0]);
+    return 2;
+  }
+  dir = argv[1];
+  unsigned char d[1024];
+  size_t dl;
+
+  /* RTS: AM, eager (FIN, no-FIN), one kept in its receive buffer */
+  rts("rts_am_eager", OFI_K_AM, OFI_MODE_EAGER, 0, 0, 16, NULL, 0, 64, 0);
+  rts("rts_am_eager_nofin", OFI_K_AM, OFI_MODE_EAGER, 0, 0, 8, NULL, 0, 32,
+      OFI_RTS_NO_FIN);
+  rts("rts_am_eager_held", OFI_K_AM, OFI_MODE_EAGER, 0, 0, 16, NULL, 0, 2600,
+      0);
+  dl = desc_iov(d, LAPI_GEN_IOVECTOR, 3, 20);
+  rts("rts_amv_iovec", OFI_K_AM, OFI_MODE_EAGER, 1 + LAPI_GEN_IOVECTOR, 0, 16,
+      d, dl, 60, 0);
+  dl = desc_iov(d, LAPI_GEN_GENERIC, 2, 40);
+  rts("rts_amv_generic", OFI_K_AM, OFI_MODE_EAGER, 1 + LAPI_GEN_GENERIC, 0, 16,
+      d, dl, 80, 0);
+  dl = desc_strided(d, 4, 16, 32);
+  rts("rts_amv_strided", OFI_K_AM, OFI_MODE_EAGER, 1 + LAPI_GEN_STRIDED_XFER,
+      0, 16, d, dl, 64, 0);
+  rts("rts_am_rma", OFI_K_AM, OFI_MODE_RMA, 0, 2, 8, NULL, 0, 40000, 0);
+  rts("rts_am_pull", OFI_K_AM, OFI_MODE_PULL, 0, 0, 8, NULL, 0, 50000, 0);
+  dl = desc_iov(d, LAPI_GEN_IOVECTOR, 40, 100);
+  rts("rts_amv_pull_desc", OFI_K_AM, OFI_MODE_PULL, 1 + LAPI_GEN_IOVECTOR, 0,
+      16, NULL, 0, 4000, 0);
+  /* (its description pulled: desc_len without desc_inline) */
+  {
+    FILE *f;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/rts_amv_pull_desc", dir);
+    if ((f = fopen(path, "r+b")) != NULL) {
+      uint64_t want = dl;
+      fseek(f, 1 + (long)offsetof(struct ofi_rts, desc_len), SEEK_SET);
+      fwrite(&want, 8, 1, f);
+      fclose(f);
+    }
+  }
+  /* RTS: PUT eager, RMA, strided RMA, pulled; GETREPLY */
+  dl = desc_iov(d, LAPI_GEN_IOVECTOR, 1, 100);
+  rts("rts_put_eager", OFI_K_PUT, OFI_MODE_EAGER, 0, 0, 0, d, dl, 100, 0);
+  rts("rts_put_eager_nofin", OFI_K_PUT, OFI_MODE_EAGER, 0, 0, 0, d, dl, 100,
+      OFI_RTS_NO_FIN);
+  dl = desc_iov(d, LAPI_GEN_IOVECTOR, 2, 20000);
+  rts("rts_put_rma", OFI_K_PUT, OFI_MODE_RMA, 0, 1, 0, d, dl, 40000, 0);
+  dl = desc_strided(d, 8, 1000, 2000);
+  rts("rts_put_pull_strided", OFI_K_PUT, OFI_MODE_PULL, 0, 0, 0, d, dl, 8000,
+      0);
+  {
+    dl = desc_iov(d, LAPI_GEN_IOVECTOR, 1, 8000);
+    hdr(OFI_M_RTS);
+    rts("rts_put_rma_strided", OFI_K_PUT, OFI_MODE_RMA, 0, 1, 0, d, dl, 8000,
+        0);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/rts_put_rma_strided", dir);
+    FILE *f = fopen(path, "r+b");
+    if (f) {
+      uint8_t one = 1;
+      uint64_t s3[3] = {1000, 2000, 8};
+      fseek(f, 1 + (long)offsetof(struct ofi_rts, strided), SEEK_SET);
+      fwrite(&one, 1, 1, f);
+      fseek(f, 1 + (long)offsetof(struct ofi_rts, s_block), SEEK_SET);
+      fwrite(s3, 8, 3, f);
+      fclose(f);
+    }
+  }
+  rts("rts_getreply", OFI_K_GETREPLY, OFI_MODE_EAGER, 0, 0, 0, NULL, 0, 64, 0);
+
+  /* SHORT */
+  hdr(OFI_M_SHORT);
+  {
+    struct ofi_short *s = (struct ofi_short *)pkt;
+    s->hdr_hdl = 1;
+    s->tgt_cntr = 1;
+    s->uhdr_len = 8;
+    s->flags = OFI_RTS_NO_FIN;
+    emit("short", sizeof *s + 8 + 48);
+  }
+  /* GET: eager, by rendezvous, written back (OFI_GET_WRITE), strided */
+  for (int k = 0; k < 4; k++) {
+    hdr(OFI_M_GET);
+    struct ofi_get *g = (struct ofi_get *)pkt;
+    g->tgt_cntr = 1;
+    g->data_len = k == 1 ? 40000 : 256;
+    dl = k == 3 ? desc_strided(d, 4, 64, 128)
+                : desc_iov(d, LAPI_GEN_IOVECTOR, k == 1 ? 2 : 1,
+                           k == 1 ? 20000 : 256);
+    g->desc_len = dl;
+    g->desc_inline = 1;
+    memcpy(pkt + sizeof *g, d, dl);
+    size_t at = sizeof *g + ofi_align8(dl);
+    if (k == 2) {
+      g->flags = OFI_GET_WRITE;
+      struct ofi_seg s = {0x200, 256, 0};
+      memcpy(pkt + at, &s, sizeof s);
+      at += sizeof s;
+    }
+    static const char *names[] = {"get_eager", "get_rdv", "get_write",
+                                  "get_strided"};
+    emit(names[k], at);
+  }
+  /* RMW, both sizes; its reply */
+  for (int k = 0; k < 3; k++) {
+    hdr(OFI_M_RMW);
+    struct ofi_rmw *m = (struct ofi_rmw *)pkt;
+    m->op = (uint32_t)k;
+    m->size = k == 1 ? 4 : 8;
+    m->tgt_var = 0x300;
+    m->in[0] = 5;
+    m->in[1] = 7;
+    static const char *names[] = {"rmw_add", "rmw_swap4", "rmw_cas"};
+    emit(names[k], sizeof *m);
+  }
+  hdr(OFI_M_RMW_REPLY);
+  emit("rmw_reply", sizeof(struct ofi_rmw_reply));
+  /* PULL, DATA (bytes, by reference), FIN, FIN list, NAK */
+  hdr(OFI_M_PULL);
+  ((struct ofi_pull *)pkt)->len = 4096;
+  emit("pull", sizeof(struct ofi_pull));
+  hdr(OFI_M_PULL);
+  ((struct ofi_pull *)pkt)->len = 4 * 4096;
+  ((struct ofi_pull *)pkt)->stream = OFI_STREAM_DESC;
+  ((struct ofi_pull *)pkt)->flags = OFI_PULL_REF;
+  emit("pull_ref_desc", sizeof(struct ofi_pull));
+  hdr(OFI_M_DATA);
+  emit("data", sizeof(struct ofi_data) + 512);
+  hdr(OFI_M_DATA);
+  {
+    struct ofi_data *dd = (struct ofi_data *)pkt;
+    dd->flags = OFI_DATA_REF;
+    struct ofi_data_ref r = {0, 4096, 0, 3, 0, 0};
+    memcpy(dd + 1, &r, sizeof r);
+    emit("data_ref", sizeof *dd + sizeof r);
+  }
+  hdr(OFI_M_FIN);
+  emit("fin", sizeof(struct ofi_fin));
+  hdr(OFI_M_FIN_LIST);
+  {
+    struct ofi_fin_list *l = (struct ofi_fin_list *)pkt;
+    l->n = 3;
+    struct ofi_fin_entry e[3] = {{0x100000001ull, 0, 0, 0},
+                                 {0x200000002ull, 0, 0, 0},
+                                 {0x300000003ull, 0, 0, LAPI_ERR_UNKNOWN}};
+    memcpy(l + 1, e, sizeof e);
+    emit("fin_list", sizeof *l + sizeof e);
+  }
+  hdr(OFI_M_NAK);
+  ((struct ofi_nak *)pkt)->status = LAPI_ERR_UNKNOWN;
+  ((struct ofi_nak *)pkt)->kind = OFI_K_AM;
+  ((struct ofi_hdr *)pkt)->id = 0;
+  emit("nak", sizeof(struct ofi_nak));
+  /* ASK (each kind), UNKNOWN; header-only types */
+  for (uint32_t w = OFI_ASK_SINK; w <= OFI_ASK_DATA; w++) {
+    char name[32];
+    hdr(OFI_M_ASK);
+    ((struct ofi_ask *)pkt)->what = w;
+    ((struct ofi_ask *)pkt)->ask_no = w == OFI_ASK_DATA ? 1 : 0;
+    snprintf(name, sizeof name, "ask_%u", w);
+    emit(name, sizeof(struct ofi_ask));
+  }
+  hdr(OFI_M_UNKNOWN);
+  ((struct ofi_ask *)pkt)->what = OFI_ASK_SINK;
+  emit("unknown", sizeof(struct ofi_ask));
+  hdr(OFI_M_UNKNOWN);
+  ((struct ofi_ask *)pkt)->what = OFI_ASK_DATA;
+  ((struct ofi_ask *)pkt)->ask_no = 1;
+  emit("unknown_data", sizeof(struct ofi_ask));
+  hdr(OFI_M_PING);
+  emit("ping", sizeof(struct ofi_hdr));
+  hdr(OFI_M_PONG);
+  emit("pong", sizeof(struct ofi_hdr));
+  hdr(OFI_M_ACK);
+  emit("ack", sizeof(struct ofi_hdr));
+  hdr(OFI_M_ACK_REQ);
+  ((struct ofi_hdr *)pkt)->id = 0;
+  emit("ack_req", sizeof(struct ofi_hdr));
+  /* one with a raw header (control byte 1) */
+  hdr(OFI_M_FIN);
+  ((struct ofi_hdr *)pkt)->magic = 0x12345678;
+  emit("raw_header", sizeof(struct ofi_fin));
+  return 0;
+}
