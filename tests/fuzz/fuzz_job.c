@@ -20,7 +20,7 @@
 #define PUT_LEN 5000    /* the final Put */
 #define CHECK_SEED 77
 #define PUT_SEED 78
-#define WAIT_S 60       /* each step of the end */
+#define WAIT_S 20       /* each step of the end */
 #define VSLOTS 1024     /* Amsendv vectors handed out, reused in turn */
 #define VMAX 64         /* their most segments */
 
