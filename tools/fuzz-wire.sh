@@ -36,5 +36,5 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 exec nice -n 19 "$bdir/bin/lapirun" -n 2 --provider shm --timeout 120 \
   "$bdir/tests/fuzz_wire_libfuzzer" -max_total_time="$secs" -max_len=9000 \
-  -print_final_stats=1 -artifact_prefix="$bdir/" "$@" \
+  -print_final_stats=1 -timeout=30 -artifact_prefix="$bdir/" "$@" \
   "$bdir/corpus" "$top/tests/fuzz/corpus"

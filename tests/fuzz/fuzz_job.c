@@ -28,7 +28,7 @@ static unsigned char sandbox[FZ_SANDBOX] __attribute__((aligned(64)));
 static unsigned char check_box[CHECK_LEN], put_box[PUT_LEN];
 static lapi_cntr_t fz_cntr, check_cntr, put_cntr, over_cntr;
 static int over_inputs;           /* task 0: what task 1 said it ran */
-static long runs;                 /* task 1: inputs run */
+static long runs;                 /* task 1: packets run */
 static int errs;                  /* atomic: error handler calls */
 static int am_calls, amv_calls;   /* atomic: header handler calls */
 static int drop_turn;             /* atomic: LAPI_DROP_PKT every other time */
@@ -207,11 +207,10 @@ int fz_start(int limit_s)
 /* A transfer a forged packet began can never finish: task 0 knows
  * nothing of it, and when task 1 asks (ofi_ask.c) its UNKNOWN makes task
  * 1 declare task 0 gone, rightly (a lost answer looks the same).  So the
- * harness ends them itself, every SWEEP_EVERY inputs (long before the
- * watchdog asks) and before the final check, as ofi_peer_fail's sweep
- * would, without failing the peer. */
-#define SWEEP_EVERY 256
-
+ * harness ends them itself before every input (an input is one story,
+ * told again the same way: libFuzzer's crashes replay) and before the
+ * final check, as ofi_peer_fail's sweep would, without failing the
+ * peer. */
 static void sweep(void)
 {
   pthread_mutex_lock(&ofi.lock);
@@ -227,31 +226,74 @@ static void sweep(void)
   pthread_mutex_unlock(&ofi.lock);
 }
 
+static void live_get(struct fz_live *live)
+{
+  live->n = 0;
+  pthread_mutex_lock(&ofi.lock);
+  for (uint32_t s = 0; s < ofi.xcap && live->n < 64; s++) {
+    struct ofi_xfer *x = ofi.xtab[s];
+    if (x && x->peer == 0 && !x->failed)
+      live->id[live->n++] = x->id;
+  }
+  pthread_mutex_unlock(&ofi.lock);
+}
+
 void fz_one(const uint8_t *in, size_t n)
 {
-  if (runs % SWEEP_EVERY == SWEEP_EVERY - 1)
-    sweep();
   static uint64_t pkt[(1u << 24) / 8]; /* LAPI_OFI_BUF_SIZE's largest */
-  size_t len = fz_shape(in, n, (unsigned char *)pkt, ofi.buf_size);
-  if (ofi_test_arrival(pkt, len) == 0)
-    runs++;
+  struct fz_live live;
+  sweep();
+  for (int r = 0; r < FZ_RECORDS && n > 0; r++) {
+    unsigned ctl = in[0];
+    size_t plen = n - 1;
+    in++;
+    n--;
+    if ((ctl & FZ_CTL_MORE) && n >= 2) {
+      plen = (size_t)in[0] | (size_t)in[1] << 8;
+      in += 2;
+      n -= 2;
+      if (plen > n)
+        plen = n;
+    }
+    live.n = 0;
+    if (ctl & FZ_CTL_LIVE_ID)
+      live_get(&live);
+    size_t len = fz_shape(ctl, in, plen, &live, (unsigned char *)pkt,
+                          ofi.buf_size);
+    if (ofi_test_arrival(pkt, len) == 0)
+      runs++;
+    in += plen;
+    n -= plen;
+    if (!(ctl & FZ_CTL_MORE))
+      break;
+    /* what the progress thread's next pass would do before the next
+     * arrival: a sink's PULLs or reads go out */
+    pthread_mutex_lock(&ofi.lock);
+    ofi_sink_issue();
+    pthread_mutex_unlock(&ofi.lock);
+  }
 }
 
 /* ------------------------------------------------------------- the end */
 
-/* Waits until counter c reaches want, polling; 0, or -1 after WAIT_S. */
-static int await(lapi_cntr_t *c, int want, const char *step)
+/* Waits until counter c reaches want, polling; 0, or -1 after secs. */
+static int await_s(lapi_cntr_t *c, int want, const char *step, int secs)
 {
-  double end = ot_now_s() + WAIT_S;
+  double end = ot_now_s() + secs;
   while (ot_cntr(c) < want) {
     if (ot_now_s() > end) {
-      OT_CHECK(0, "%s: not done after %d s", step, WAIT_S);
+      OT_CHECK(0, "%s: not done after %d s", step, secs);
       return -1;
     }
     LAPI_Probe(ot.h);
     usleep(1000);
   }
   return 0;
+}
+
+static int await(lapi_cntr_t *c, int want, const char *step)
+{
+  return await_s(c, want, step, WAIT_S);
 }
 
 /* Task 1: is task 0 declared gone? (then nothing from it is heard) */
@@ -264,9 +306,9 @@ static int peer_gone(char *why, size_t len)
   return failed;
 }
 
-int fz_serve(void)
+int fz_serve(int run_s)
 {
-  if (await(&over_cntr, 1, "task 0: task 1's end of the run") == 0) {
+  if (await_s(&over_cntr, 1, "task 0: task 1's end of the run", run_s) == 0) {
     static unsigned char am_data[CHECK_LEN], put_data[PUT_LEN];
     lapi_cntr_t done;
     LAPI_Setcntr(ot.h, &done, 0);
@@ -278,7 +320,7 @@ int fz_serve(void)
     OT_OK(LAPI_Put(ot.h, 1, sizeof put_data, peer_put_box[1], put_data,
                    peer_put_cntr[1], NULL, &done));
     await(&done, 2, "task 0: the final Amsend and Put completing");
-    printf("fuzz_wire task 0: task 1 ran %d inputs\n", over_inputs);
+    printf("fuzz_wire task 0: task 1 ran %d packets\n", over_inputs);
   }
   return ot_finish("fuzz_wire");
 }
@@ -310,7 +352,7 @@ int fz_finish(void)
   for (int c = 0; c < OFI_BAD_N; c++)
     bad += drop[c];
   OT_CHECK(bad > 0, "no input was counted as bad");
-  printf("fuzz_wire task 1: %ld inputs run, %llu dropped as bad (magic %llu "
+  printf("fuzz_wire task 1: %ld packets run, %llu dropped as bad (magic %llu "
          "len %llu short %llu type %llu hndl %llu ack %llu stale %llu rts "
          "%llu other %llu), %d AM and %d AMV handler calls, %d errors "
          "reported\n", runs, (unsigned long long)bad,

@@ -135,7 +135,7 @@ static void mutate(struct input *in)
 int main(int argc, char **argv)
 {
   if (fz_start(90) == 0)
-    return fz_serve();
+    return fz_serve(60);
   load(argc > 1 ? argv[1] : "corpus");
   const char *it = getenv("FUZZ_ITERS"), *sd = getenv("FUZZ_SEED");
   long iters = it ? atol(it) : 20000;

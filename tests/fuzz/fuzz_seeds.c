@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_wire.h"
 #include "transport/ofi/ofi.h"
 
 static const char *dir;
@@ -62,10 +63,64 @@ static size_t desc_strided(unsigned char *p, uint32_t num, uint64_t block,
   return 32;
 }
 
+/* Inputs of several records (fuzz_wire.h): rec() appends pkt[0..len)
+ * with its control byte, emit_recs() writes them. */
+static unsigned char acc[65536];
+static size_t acc_n;
+
+static void rec(unsigned ctl, size_t len, int more)
+{
+  acc[acc_n++] = (unsigned char)(ctl | (more ? FZ_CTL_MORE : 0));
+  if (more) {
+    acc[acc_n++] = (unsigned char)(len & 0xff);
+    acc[acc_n++] = (unsigned char)(len >> 8);
+  }
+  memcpy(acc + acc_n, pkt, len);
+  acc_n += len;
+}
+
+static void emit_recs(const char *name)
+{
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "wb");
+  if (f == NULL) {
+    perror(path);
+    exit(1);
+  }
+  fwrite(acc, 1, acc_n, f);
+  fclose(f);
+  acc_n = 0;
+}
+
+static size_t rts_build(int kind, int mode, uint32_t shape, uint32_t nseg,
+                        uint32_t uhdr, const unsigned char *desc,
+                        size_t desc_len, uint64_t data_len, uint32_t flags);
+
 /* An RTS: kind, mode, segs (RMA), uhdr bytes, a description, data. */
 static void rts(const char *name, int kind, int mode, uint32_t shape,
                 uint32_t nseg, uint32_t uhdr, const unsigned char *desc,
                 size_t desc_len, uint64_t data_len, uint32_t flags)
+{
+  emit(name, rts_build(kind, mode, shape, nseg, uhdr, desc, desc_len,
+                       data_len, flags));
+}
+
+/* A DATA of len bytes at offset of stream. */
+static size_t data_build(uint64_t offset, uint32_t stream, size_t len)
+{
+  hdr(OFI_M_DATA);
+  struct ofi_data *d = (struct ofi_data *)pkt;
+  d->offset = offset;
+  d->stream = stream;
+  for (size_t i = 0; i < len; i++)
+    pkt[sizeof *d + i] = (unsigned char)(i * 7);
+  return sizeof *d + len;
+}
+
+static size_t rts_build(int kind, int mode, uint32_t shape, uint32_t nseg,
+                        uint32_t uhdr, const unsigned char *desc,
+                        size_t desc_len, uint64_t data_len, uint32_t flags)
 {
   hdr(OFI_M_RTS);
   struct ofi_rts *r = (struct ofi_rts *)pkt;
@@ -97,7 +152,7 @@ static void rts(const char *name, int kind, int mode, uint32_t shape,
       pkt[at + i] = (unsigned char)i;
     at += data_len;
   }
-  emit(name, at);
+  return at;
 }
 
 int main(int argc, char **argv)
@@ -280,6 +335,68 @@ int main(int argc, char **argv)
   hdr(OFI_M_ACK_REQ);
   ((struct ofi_hdr *)pkt)->id = 0;
   emit("ack_req", sizeof(struct ofi_hdr));
+  /* Several records: a transfer begun, then packets about it
+   * (FZ_CTL_LIVE_ID: their ids name it). */
+  dl = desc_iov(d, LAPI_GEN_IOVECTOR, 1, 8000);
+  rec(0, rts_build(OFI_K_PUT, OFI_MODE_PULL, 0, 0, 0, d, dl, 8000, 0), 1);
+  rec(FZ_CTL_LIVE_ID, data_build(0, OFI_STREAM_DATA, 4040), 1);
+  rec(FZ_CTL_LIVE_ID, data_build(4040, OFI_STREAM_DATA, 3960), 0);
+  emit_recs("multi_put_pull_data");
+  rec(0, rts_build(OFI_K_AM, OFI_MODE_PULL, 0, 0, 8, NULL, 0, 5000, 0), 1);
+  rec(FZ_CTL_LIVE_ID, data_build(0, OFI_STREAM_DATA, 4040), 1);
+  hdr(OFI_M_ASK);
+  ((struct ofi_ask *)pkt)->what = OFI_ASK_DATA;
+  ((struct ofi_ask *)pkt)->ask_no = 1;
+  rec(FZ_CTL_LIVE_ID, sizeof(struct ofi_ask), 1);
+  hdr(OFI_M_UNKNOWN);
+  ((struct ofi_ask *)pkt)->what = OFI_ASK_DATA;
+  ((struct ofi_ask *)pkt)->ask_no = 1;
+  rec(FZ_CTL_LIVE_ID, sizeof(struct ofi_ask), 0);
+  emit_recs("multi_am_pull_ask");
+  dl = desc_iov(d, LAPI_GEN_IOVECTOR, 40, 100);
+  rec(0, rts_build(OFI_K_AM, OFI_MODE_PULL, 1 + LAPI_GEN_IOVECTOR, 0, 16,
+                   NULL, 0, 4000, 0), 1);
+  {
+    uint64_t want = dl; /* pulled */
+    memcpy(acc + 3 + offsetof(struct ofi_rts, desc_len), &want, 8);
+  }
+  memcpy(pkt, d, dl);
+  memmove(pkt + sizeof(struct ofi_data), pkt, dl);
+  {
+    size_t n = data_build(0, OFI_STREAM_DESC, 0);
+    memcpy(pkt + n, d, dl);
+    rec(FZ_CTL_LIVE_ID, n + dl, 1);
+  }
+  rec(FZ_CTL_LIVE_ID, data_build(0, OFI_STREAM_DATA, 4000), 0);
+  emit_recs("multi_amv_desc_pull");
+  for (int k = 0; k < 2; k++) {
+    /* a GET answered by rendezvous, then the origin's PULL or FIN list */
+    hdr(OFI_M_GET);
+    struct ofi_get *g = (struct ofi_get *)pkt;
+    g->data_len = 40000;
+    dl = desc_iov(d, LAPI_GEN_IOVECTOR, 2, 20000);
+    g->desc_len = dl;
+    g->desc_inline = 1;
+    memcpy(pkt + sizeof *g, d, dl);
+    rec(0, sizeof *g + ofi_align8(dl), 1);
+    if (k == 0) {
+      hdr(OFI_M_PULL);
+      ((struct ofi_pull *)pkt)->len = 4096;
+      ((struct ofi_pull *)pkt)->offset = 8192;
+      rec(FZ_CTL_LIVE_ID, sizeof(struct ofi_pull), 1);
+      hdr(OFI_M_FIN);
+      rec(FZ_CTL_LIVE_ID, sizeof(struct ofi_fin), 0);
+      emit_recs("multi_get_pull_fin");
+    } else {
+      hdr(OFI_M_FIN_LIST);
+      struct ofi_fin_list *l = (struct ofi_fin_list *)pkt;
+      l->n = 2;
+      struct ofi_fin_entry e[2] = {{0, 0, 0, 0}, {1, 0, 0, 0}};
+      memcpy(l + 1, e, sizeof e);
+      rec(FZ_CTL_LIVE_ID, sizeof *l + sizeof e, 0);
+      emit_recs("multi_get_fin_list");
+    }
+  }
   /* one with a raw header (control byte 1) */
   hdr(OFI_M_FIN);
   ((struct ofi_hdr *)pkt)->magic = 0x12345678;

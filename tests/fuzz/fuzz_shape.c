@@ -1,11 +1,15 @@
 /*
  * fuzz_shape.c - an input becomes a packet from task 0 (fuzz_wire.h).
  *
- * Input byte 0 chooses how much of the header stays raw; the rest is the
- * packet.  Unless left raw, the header is made valid (magic, len = the
+ * A record's control byte chooses how much of the header stays raw.
+ * Unless left raw, the header is made valid (magic, len = the
  * packet's length, src = 0, task 1's handle key, a type that mostly
  * exists, acknowledgement counts task 1 accepts), so that inputs reach
- * the type handlers.
+ * the type handlers.  With FZ_CTL_LIVE_ID the transfer id a DATA, PULL,
+ * FIN, ASK, UNKNOWN or RMW reply names (every entry's, in a FIN list)
+ * becomes that of a transfer task 1 holds with task 0 (an earlier record
+ * of the input began it), as a peer that knew it would send; offsets,
+ * lengths and the rest stay fuzzed.
  *
  * Then, raw or not, every field a well-formed operation names memory by
  * is moved into a sandbox: by LAPI's own semantics the origin says where
@@ -38,10 +42,6 @@
 
 struct fz_env fz_env;
 
-enum {
-  CTL_RAW_HDR = 1, /* magic, len, src, src_local, hndl, type as input */
-  CTL_RAW_ACK = 2, /* ack_done, ack_seq as input */
-};
 
 static uint64_t get64(const unsigned char *p)
 {
@@ -192,17 +192,47 @@ static void shape_get(unsigned char *p, size_t len)
   }
 }
 
-size_t fz_shape(const uint8_t *in, size_t n, unsigned char *out, size_t cap)
+static uint64_t live_id(const struct fz_live *live, uint64_t wire)
 {
-  if (n == 0)
-    return 0;
-  unsigned ctl = in[0];
-  size_t len = n - 1 < cap ? n - 1 : cap;
-  memcpy(out, in + 1, len);
+  return live->n ? live->id[wire % live->n] : wire;
+}
+
+static void shape_live(unsigned char *out, size_t len,
+                       const struct fz_live *live)
+{
+  struct ofi_hdr *hd = (struct ofi_hdr *)out;
+  switch (hd->type) {
+  case OFI_M_DATA:
+  case OFI_M_PULL:
+  case OFI_M_FIN:
+  case OFI_M_ASK:
+  case OFI_M_UNKNOWN:
+  case OFI_M_RMW_REPLY:
+    hd->id = live_id(live, hd->id);
+    break;
+  case OFI_M_FIN_LIST:
+    for (size_t at = sizeof(struct ofi_fin_list);
+         at + sizeof(struct ofi_fin_entry) <= len;
+         at += sizeof(struct ofi_fin_entry)) {
+      uint64_t id;
+      memcpy(&id, out + at, 8);
+      id = live_id(live, id);
+      memcpy(out + at, &id, 8);
+    }
+    break;
+  default: break;
+  }
+}
+
+size_t fz_shape(unsigned ctl, const uint8_t *pkt, size_t n,
+                const struct fz_live *live, unsigned char *out, size_t cap)
+{
+  size_t len = n < cap ? n : cap;
+  memcpy(out, pkt, len);
   if (len < sizeof(struct ofi_hdr))
     return len;
   struct ofi_hdr *hd = (struct ofi_hdr *)out;
-  if (!(ctl & CTL_RAW_HDR)) {
+  if (!(ctl & FZ_CTL_RAW_HDR)) {
     hd->magic = OFI_WIRE_MAGIC;
     hd->len = (uint32_t)len;
     hd->src = 0;
@@ -210,13 +240,15 @@ size_t fz_shape(const uint8_t *in, size_t n, unsigned char *out, size_t cap)
     hd->hndl = fz_env.key;
     hd->type = (uint8_t)(hd->type % (OFI_M_LAST + 1)); /* 0, LAST: none */
   }
-  if (!(ctl & CTL_RAW_ACK)) {
+  if (!(ctl & FZ_CTL_RAW_ACK)) {
     hd->ack_done = fz_env.ack_done;
     hd->ack_seq = fz_env.ack_seq;
   }
   size_t need = ofi_pkt_min(hd->type);
   if (need == 0 || len < need)
     return len; /* no field past the header is read */
+  if (ctl & FZ_CTL_LIVE_ID)
+    shape_live(out, len, live);
   switch (hd->type) {
   case OFI_M_RTS: shape_rts(out, len); break;
   case OFI_M_SHORT: {

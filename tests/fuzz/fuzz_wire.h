@@ -48,16 +48,37 @@ struct fz_env {
 };
 extern struct fz_env fz_env;
 
-/* Input -> packet in out (room: cap bytes); returns its length. */
-size_t fz_shape(const uint8_t *in, size_t n, unsigned char *out, size_t cap);
+/* Input layout: records, each a control byte (FZ_CTL_*) and a packet.
+ * With FZ_CTL_MORE the next 2 bytes (little-endian) give the packet's
+ * length and another record follows; without it the packet is the rest.
+ * At most FZ_RECORDS records an input. */
+enum {
+  FZ_CTL_RAW_HDR = 1,  /* magic, len, src, src_local, hndl, type as input */
+  FZ_CTL_RAW_ACK = 2,  /* ack_done, ack_seq as input */
+  FZ_CTL_LIVE_ID = 4,  /* transfer ids name live transfers of task 1 */
+  FZ_CTL_MORE = 0x80,
+};
+#define FZ_RECORDS 8
 
-/* fuzz_job.c.  fz_start: LAPI_Init and the set-up of both tasks; returns
- * the task id (task 0 returns only after the run, from fz_finish's
- * counterpart).  fz_one: one input (task 1).  fz_finish: the end of the
- * run and the final check; returns the exit code. */
+/* Task 1's live transfers with task 0, for FZ_CTL_LIVE_ID (ids). */
+struct fz_live {
+  uint64_t id[64];
+  unsigned n;
+};
+
+/* Record (ctl, pkt[0..n)) -> packet in out (room: cap bytes); returns
+ * its length. */
+size_t fz_shape(unsigned ctl, const uint8_t *pkt, size_t n,
+                const struct fz_live *live, unsigned char *out, size_t cap);
+
+/* fuzz_job.c.  fz_start: LAPI_Init and the set-up of both tasks, with
+ * an alarm of limit_s seconds (0: none); returns the task id.  fz_one:
+ * one input (task 1).  fz_finish: task 1's end of the run and the final
+ * check; fz_serve: task 0's part, for a run of at most run_s seconds;
+ * both return the exit code. */
 int fz_start(int limit_s);
 void fz_one(const uint8_t *in, size_t n);
 int fz_finish(void);
-int fz_serve(void); /* task 0: serve until the run is over; exit code */
+int fz_serve(int run_s);
 
 #endif /* FUZZ_WIRE_H */
