@@ -195,6 +195,7 @@ int fz_start(int limit_s)
     fz_env.key = lapi_hndl_key(0, ot.h);
     fz_env.ack_done = fz_env.ack_seq = ofi.peers[0].nf_acked;
     fz_env.nofin_base = ofi.peers[0].in_base;
+    fz_env.bar_seq = ofi.bar[ot.h & 0xff].seq;
     pthread_mutex_unlock(&ofi.lock);
     fz_env.sb0 = (uint64_t)(uintptr_t)sb0;
     fz_env.pid0 = (uint32_t)(uintptr_t)pid0;

@@ -332,6 +332,9 @@ int main(int argc, char **argv)
   emit("pong", sizeof(struct ofi_hdr));
   hdr(OFI_M_ACK);
   emit("ack", sizeof(struct ofi_hdr));
+  hdr(OFI_M_BARRIER);
+  ((struct ofi_hdr *)pkt)->id = 1 << 8; /* barrier 1, round 0 */
+  emit("barrier", sizeof(struct ofi_hdr));
   hdr(OFI_M_ACK_REQ);
   ((struct ofi_hdr *)pkt)->id = 0;
   emit("ack_req", sizeof(struct ofi_hdr));

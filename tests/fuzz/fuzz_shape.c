@@ -34,6 +34,9 @@
  * one inside the window but ahead of task 0's count would be kept as the
  * number to answer at, and task 0's real requests for fewer would wait
  * for its ASK (a ping interval, TIMEOUT/4) before their counts came.
+ * And a BARRIER says no FAIL and names no barrier task 1 is in or may
+ * enter next: those would break or pass its real LAPI_Gfence (the final
+ * check's) as task 0's own would.
  */
 #include <string.h>
 
@@ -266,6 +269,12 @@ size_t fz_shape(unsigned ctl, const uint8_t *pkt, size_t n,
                     : (uint32_t)(fz_env.nofin_base - (uint32_t)(id >> 1 & 0xff));
     if (id >> 32) /* (an id past 32 bits is dropped as such) */
       hd->id |= id & ~(uint64_t)UINT32_MAX;
+    break;
+  }
+  case OFI_M_BARRIER: {
+    /* number << 8 | round: the round and flag bits stay but FAIL */
+    uint64_t seq = fz_env.bar_seq + 2 + (hd->id >> 8 & 0xffff);
+    hd->id = seq << 8 | (hd->id & 0x7f);
     break;
   }
   case OFI_M_GET: shape_get(out, len); break;

@@ -41,6 +41,7 @@ struct fz_env {
   uint16_t key;          /* task 1's handle key on the wire */
   uint32_t ack_done, ack_seq; /* valid acknowledgement counts */
   uint32_t nofin_base;   /* task 1's window of task 0's no-FIN numbers */
+  uint32_t bar_seq;      /* task 1's next Gfence barrier number */
   uint64_t sb0;          /* task 0's sandbox (its address) */
   uint32_t pid0;         /* task 0's process */
   unsigned char *sb1;    /* task 1's sandbox */
