@@ -806,6 +806,14 @@ void ofi_owed_pass(void);
 int ofi_progress_start(void);
 void ofi_progress_stop(void);
 void ofi_kick(void);
+/* For tests only (tests/fuzz): the packet pkt[0..len) as if it had just
+ * arrived in a receive buffer from the CQ: checked and run under
+ * ofi.lock by the same code as a real arrival (an eager AM may keep the
+ * buffer; a few such buffers become posted receives).  Nothing of it is
+ * trusted, as with any arrival.  Takes ofi.lock; 0 once run, -1 if it
+ * could not be (transport down, longer than a receive buffer, provider
+ * with FI_MR_LOCAL, no memory).  The real path never calls it. */
+int ofi_test_arrival(const void *pkt, size_t len);
 void ofi_peer_fail(uint peer, int code, const char *why);
 /* Declare gone the peers whose sends failed (never from inside a send:
  * its callers hold transfers the sweep would free). */

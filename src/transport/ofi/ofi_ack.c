@@ -237,8 +237,14 @@ static void counts_in(uint src, uint32_t done, uint32_t seq)
 int ofi_ack_in(const struct ofi_hdr *hd)
 {
   struct ofi_peer *p = &ofi.peers[hd->src];
+  /* ack_seq against nf_next too, not only against ack_done: modulo 2^32
+   * a done count 2^31 or more behind nf_next passes as old, and a seq
+   * "behind" that one may still be past nf_next, which counts_in took as
+   * messages landed that were never sent (a forged header crashed
+   * landed_upto on the unallocated window; tests/fuzz, regress_ack_seq) */
   if ((int32_t)(hd->ack_done - p->nf_next) > 0 ||
-      (int32_t)(hd->ack_seq - hd->ack_done) > 0) {
+      (int32_t)(hd->ack_seq - hd->ack_done) > 0 ||
+      (int32_t)(hd->ack_seq - p->nf_next) > 0) {
     ofi_drop(OFI_BAD_ACK, "acknowledges more than was sent", hd->src);
     return -1;
   }

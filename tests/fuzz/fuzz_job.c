@@ -1,0 +1,372 @@
+/*
+ * fuzz_job.c - the job around the fuzzed receive path (fuzz_wire.h).
+ *
+ * Task 1 registers an Amsend and an Amsendv header handler that hand
+ * out its sandbox (a buffer, or a vector of the origin's shape, sized by
+ * what they are told), then runs inputs through ofi_test_arrival.  Task
+ * 0 serves (its progress thread answers what task 1 sends it) until task
+ * 1's Amsend says the run is over; then it sends task 1 a real Amsend
+ * and a Put, and both check them.  Every wait is bounded and names its
+ * step when it gives up.
+ */
+#include "ofi_test.h"
+
+#include <pthread.h>
+
+#include "fuzz_wire.h"
+#include "transport/ofi/ofi.h"
+
+#define CHECK_LEN 3000  /* the final Amsend */
+#define PUT_LEN 5000    /* the final Put */
+#define CHECK_SEED 77
+#define PUT_SEED 78
+#define WAIT_S 20       /* each step of the end */
+#define VSLOTS 1024     /* Amsendv vectors handed out, reused in turn */
+#define VMAX 64         /* their most segments */
+
+static unsigned char sandbox[FZ_SANDBOX] __attribute__((aligned(64)));
+static unsigned char check_box[CHECK_LEN], put_box[PUT_LEN];
+static lapi_cntr_t fz_cntr, check_cntr, put_cntr, over_cntr;
+static int over_inputs;           /* task 0: what task 1 said it ran */
+static long runs;                 /* task 1: packets run */
+static int errs;                  /* atomic: error handler calls */
+static int am_calls, amv_calls;   /* atomic: header handler calls */
+static int drop_turn;             /* atomic: LAPI_DROP_PKT every other time */
+static void **peer_put_box, **peer_check_cntr, **peer_put_cntr,
+    **peer_over_cntr;
+
+/* ------------------------------------------------------------ handlers */
+
+static void errh(lapi_handle_t *h, int *code, lapi_err_t *type, int *task,
+                 int *src)
+{
+  (void)h;
+  (void)type;
+  (void)task;
+  (void)src;
+  (void)code;
+  __atomic_add_fetch(&errs, 1, __ATOMIC_RELAXED); /* the inputs' doing */
+}
+
+static void fz_done(lapi_handle_t *h, void *uinfo)
+{
+  (void)h;
+  (void)uinfo;
+}
+
+/* Amsend: the sandbox if the message fits it; the uhdr's first word may
+ * ask to bury the message or to have it come again. */
+static void *am_hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
+                    ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
+{
+  (void)h;
+  __atomic_add_fetch(&am_calls, 1, __ATOMIC_RELAXED);
+  lapi_return_info_t *ri = (lapi_return_info_t *)msg_len;
+  *comp_h = fz_done;
+  *uinfo = NULL;
+  uint32_t w = 0;
+  if (*uhdr_len >= 4)
+    memcpy(&w, uhdr, 4);
+  if (w % 4 == 1)
+    ri->ctl_flags = LAPI_BURY_MSG;
+  if (w % 4 == 2 && __atomic_fetch_xor(&drop_turn, 1, __ATOMIC_RELAXED))
+    ri->ctl_flags = LAPI_DROP_PKT;
+  return *msg_len <= FZ_SANDBOX ? sandbox : NULL;
+}
+
+/* Amsendv: a vector of the origin's shape (written into the uhdr by
+ * fuzz_shape.c, or absent: then the data is discarded) over the
+ * sandbox, with the lengths len_vec tells. */
+struct vslot {
+  lapi_vec_t v;
+  void *info[VMAX];
+  ulong len[VMAX];
+};
+static struct vslot vslots[VSLOTS];
+static unsigned vnext; /* atomic */
+
+static lapi_vec_t *amv_hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
+                           ulong *len_vec, compl_hndlr_t **comp_h,
+                           void **uinfo)
+{
+  (void)h;
+  __atomic_add_fetch(&amv_calls, 1, __ATOMIC_RELAXED);
+  *comp_h = fz_done;
+  *uinfo = NULL;
+  uint32_t tag[3];
+  if (*uhdr_len < sizeof tag)
+    return NULL;
+  memcpy(tag, uhdr, sizeof tag);
+  if (tag[0] != 0x465a5654u || tag[2] > VMAX)
+    return NULL;
+  struct vslot *s =
+      &vslots[__atomic_fetch_add(&vnext, 1, __ATOMIC_RELAXED) % VSLOTS];
+  memset(s, 0, sizeof *s);
+  s->v.vec_type = (lapi_vectype_t)tag[1];
+  s->v.num_vecs = tag[2];
+  s->v.info = s->info;
+  s->v.len = s->len;
+  if (tag[1] == LAPI_GEN_STRIDED_XFER) {
+    uint64_t block = len_vec[0];
+    if (block > FZ_SANDBOX || (tag[2] && block * tag[2] > FZ_SANDBOX))
+      return NULL;
+    s->info[0] = sandbox;
+    s->info[1] = (void *)(uintptr_t)block;
+    s->info[2] = (void *)(uintptr_t)block; /* packed */
+    s->v.len = NULL;
+    return &s->v;
+  }
+  if (tag[1] != LAPI_GEN_IOVECTOR && tag[1] != LAPI_GEN_GENERIC)
+    return NULL;
+  uint64_t at = 0;
+  for (uint32_t i = 0; i < tag[2]; i++) {
+    if (len_vec[i] > FZ_SANDBOX - at)
+      return NULL;
+    s->info[i] = sandbox + at;
+    s->len[i] = len_vec[i];
+    at += len_vec[i];
+  }
+  return &s->v;
+}
+
+/* Task 0: task 1 says the run is over (its count in the uhdr). */
+static void *over_hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
+                      ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
+{
+  (void)h;
+  (void)msg_len;
+  *comp_h = NULL;
+  *uinfo = NULL;
+  if (*uhdr_len >= sizeof over_inputs)
+    memcpy(&over_inputs, uhdr, sizeof over_inputs);
+  return NULL;
+}
+
+/* Task 1: the final Amsend. */
+static void *check_hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
+                       ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
+{
+  (void)h;
+  (void)uhdr;
+  (void)uhdr_len;
+  *comp_h = NULL;
+  *uinfo = NULL;
+  OT_CHECK(*msg_len == CHECK_LEN, "final Amsend of %lu bytes", *msg_len);
+  return *msg_len == CHECK_LEN ? check_box : NULL;
+}
+
+/* --------------------------------------------------------------- set-up */
+
+static void *exchange(void *mine)
+{
+  void **tab = ot_addrs(mine);
+  void *other = tab[1 - ot.me];
+  free(tab);
+  return other;
+}
+
+int fz_start(int limit_s)
+{
+  ot_init(errh, limit_s);
+  if (ot.n != 2) {
+    fprintf(stderr, "fuzz_wire: run as 2 tasks (lapirun -n 2)\n");
+    exit(2);
+  }
+  if (ot.me == 1) {
+    OT_OK(LAPI_Addr_set(ot.h, (void *)am_hdr, FZ_HDL_AM));
+    OT_OK(LAPI_Addr_set(ot.h, (void *)amv_hdr, FZ_HDL_AMV));
+    OT_OK(LAPI_Addr_set(ot.h, (void *)check_hdr, FZ_HDL_CHECK));
+  } else {
+    OT_OK(LAPI_Addr_set(ot.h, (void *)over_hdr, FZ_HDL_OVER));
+  }
+  OT_OK(LAPI_Setcntr(ot.h, &fz_cntr, 0));
+  OT_OK(LAPI_Setcntr(ot.h, &check_cntr, 0));
+  OT_OK(LAPI_Setcntr(ot.h, &put_cntr, 0));
+  OT_OK(LAPI_Setcntr(ot.h, &over_cntr, 0));
+  void *sb0 = exchange(sandbox);
+  void *pid0 = exchange((void *)(uintptr_t)getpid());
+  peer_put_box = ot_addrs(put_box);
+  peer_check_cntr = ot_addrs(&check_cntr);
+  peer_put_cntr = ot_addrs(&put_cntr);
+  peer_over_cntr = ot_addrs(&over_cntr);
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 1) {
+    pthread_mutex_lock(&ofi.lock);
+    fz_env.key = lapi_hndl_key(0, ot.h);
+    fz_env.ack_done = fz_env.ack_seq = ofi.peers[0].nf_acked;
+    fz_env.nofin_base = ofi.peers[0].in_base;
+    fz_env.bar_seq = ofi.bar[ot.h & 0xff].seq;
+    pthread_mutex_unlock(&ofi.lock);
+    fz_env.sb0 = (uint64_t)(uintptr_t)sb0;
+    fz_env.pid0 = (uint32_t)(uintptr_t)pid0;
+    fz_env.sb1 = sandbox;
+    fz_env.cntr = &fz_cntr;
+  }
+  return ot.me;
+}
+
+/* A transfer a forged packet began can never finish: task 0 knows
+ * nothing of it, and when task 1 asks (ofi_ask.c) its UNKNOWN makes task
+ * 1 declare task 0 gone, rightly (a lost answer looks the same).  So the
+ * harness ends them itself before every input (an input is one story,
+ * told again the same way: libFuzzer's crashes replay) and before the
+ * final check, as ofi_peer_fail's sweep would, without failing the
+ * peer. */
+static void sweep(void)
+{
+  pthread_mutex_lock(&ofi.lock);
+  for (uint32_t s = 0; s < ofi.xcap; s++) {
+    struct ofi_xfer *x = ofi.xtab[s];
+    if (x && x->peer == 0 && !x->failed) {
+      if (x->role == OFI_R_SINK)
+        ofi_sink_fail(x, LAPI_ERR_TGT_PURGED);
+      else
+        ofi_fail_xfer(x, LAPI_ERR_TGT_PURGED);
+    }
+  }
+  pthread_mutex_unlock(&ofi.lock);
+}
+
+static void live_get(struct fz_live *live)
+{
+  live->n = 0;
+  pthread_mutex_lock(&ofi.lock);
+  for (uint32_t s = 0; s < ofi.xcap && live->n < 64; s++) {
+    struct ofi_xfer *x = ofi.xtab[s];
+    if (x && x->peer == 0 && !x->failed)
+      live->id[live->n++] = x->id;
+  }
+  pthread_mutex_unlock(&ofi.lock);
+}
+
+void fz_one(const uint8_t *in, size_t n)
+{
+  static uint64_t pkt[(1u << 24) / 8]; /* LAPI_OFI_BUF_SIZE's largest */
+  struct fz_live live;
+  sweep();
+  for (int r = 0; r < FZ_RECORDS && n > 0; r++) {
+    unsigned ctl = in[0];
+    size_t plen = n - 1;
+    in++;
+    n--;
+    if ((ctl & FZ_CTL_MORE) && n >= 2) {
+      plen = (size_t)in[0] | (size_t)in[1] << 8;
+      in += 2;
+      n -= 2;
+      if (plen > n)
+        plen = n;
+    }
+    live.n = 0;
+    if (ctl & FZ_CTL_LIVE_ID)
+      live_get(&live);
+    size_t len = fz_shape(ctl, in, plen, &live, (unsigned char *)pkt,
+                          ofi.buf_size);
+    if (ofi_test_arrival(pkt, len) == 0)
+      runs++;
+    in += plen;
+    n -= plen;
+    if (!(ctl & FZ_CTL_MORE))
+      break;
+    /* what the progress thread's next pass would do before the next
+     * arrival: a sink's PULLs or reads go out */
+    pthread_mutex_lock(&ofi.lock);
+    ofi_sink_issue();
+    pthread_mutex_unlock(&ofi.lock);
+  }
+}
+
+/* ------------------------------------------------------------- the end */
+
+/* Waits until counter c reaches want, polling; 0, or -1 after secs. */
+static int await_s(lapi_cntr_t *c, int want, const char *step, int secs)
+{
+  double end = ot_now_s() + secs;
+  while (ot_cntr(c) < want) {
+    if (ot_now_s() > end) {
+      OT_CHECK(0, "%s: not done after %d s", step, secs);
+      return -1;
+    }
+    LAPI_Probe(ot.h);
+    usleep(1000);
+  }
+  return 0;
+}
+
+static int await(lapi_cntr_t *c, int want, const char *step)
+{
+  return await_s(c, want, step, WAIT_S);
+}
+
+/* Task 1: is task 0 declared gone? (then nothing from it is heard) */
+static int peer_gone(char *why, size_t len)
+{
+  pthread_mutex_lock(&ofi.lock);
+  int failed = ofi.peers[0].failed;
+  snprintf(why, len, "%s", ofi.peers[0].fail_why);
+  pthread_mutex_unlock(&ofi.lock);
+  return failed;
+}
+
+int fz_serve(int run_s)
+{
+  if (await_s(&over_cntr, 1, "task 0: task 1's end of the run", run_s) == 0) {
+    static unsigned char am_data[CHECK_LEN], put_data[PUT_LEN];
+    lapi_cntr_t done;
+    LAPI_Setcntr(ot.h, &done, 0);
+    ot_fill(am_data, sizeof am_data, CHECK_SEED);
+    ot_fill(put_data, sizeof put_data, PUT_SEED);
+    OT_OK(LAPI_Amsend(ot.h, 1, (void *)(uintptr_t)FZ_HDL_CHECK, NULL, 0,
+                      am_data, sizeof am_data, peer_check_cntr[1], NULL,
+                      &done));
+    OT_OK(LAPI_Put(ot.h, 1, sizeof put_data, peer_put_box[1], put_data,
+                   peer_put_cntr[1], NULL, &done));
+    await(&done, 2, "task 0: the final Amsend and Put completing");
+    printf("fuzz_wire task 0: task 1 ran %d packets\n", over_inputs);
+  }
+  return ot_finish("fuzz_wire");
+}
+
+int fz_finish(void)
+{
+  char why[128];
+  lapi_cntr_t sent;
+  LAPI_Setcntr(ot.h, &sent, 0);
+  sweep();
+  int n = (int)runs;
+  OT_OK(LAPI_Amsend(ot.h, 0, (void *)(uintptr_t)FZ_HDL_OVER, &n, sizeof n,
+                    NULL, 0, peer_over_cntr[0],
+                    NULL, &sent));
+  int ok = await(&sent, 1, "task 1: the end-of-run Amsend completing") == 0;
+  ok = ok && await(&check_cntr, 1, "task 1: the final Amsend from task 0") == 0;
+  ok = ok && await(&put_cntr, 1, "task 1: the final Put from task 0") == 0;
+  if (ok) {
+    OT_CHECK(ot_verify(check_box, CHECK_LEN, CHECK_SEED) == CHECK_LEN,
+             "final Amsend: wrong bytes");
+    OT_CHECK(ot_verify(put_box, PUT_LEN, PUT_SEED) == PUT_LEN,
+             "final Put: wrong bytes");
+  }
+  if (peer_gone(why, sizeof why))
+    OT_CHECK(0, "the inputs made task 1 declare task 0 gone (%s): the "
+             "harness must not forge that (fuzz_shape.c)", why);
+  uint64_t inj[OFI_BAD_N], drop[OFI_BAD_N], bad = 0;
+  ofi_fault_counts(inj, drop);
+  for (int c = 0; c < OFI_BAD_N; c++)
+    bad += drop[c];
+  OT_CHECK(bad > 0, "no input was counted as bad");
+  printf("fuzz_wire task 1: %ld packets run, %llu dropped as bad (magic %llu "
+         "len %llu short %llu type %llu hndl %llu ack %llu stale %llu rts "
+         "%llu other %llu), %d AM and %d AMV handler calls, %d errors "
+         "reported\n", runs, (unsigned long long)bad,
+         (unsigned long long)drop[OFI_BAD_MAGIC],
+         (unsigned long long)drop[OFI_BAD_LEN],
+         (unsigned long long)drop[OFI_BAD_SHORT],
+         (unsigned long long)drop[OFI_BAD_TYPE],
+         (unsigned long long)drop[OFI_BAD_HNDL],
+         (unsigned long long)drop[OFI_BAD_ACK],
+         (unsigned long long)drop[OFI_BAD_STALE],
+         (unsigned long long)drop[OFI_BAD_RTS],
+         (unsigned long long)drop[OFI_BAD_OTHER], am_calls, amv_calls,
+         __atomic_load_n(&errs, __ATOMIC_RELAXED));
+  fflush(stdout);
+  return ot_finish("fuzz_wire");
+}
