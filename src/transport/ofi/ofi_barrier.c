@@ -22,8 +22,9 @@
  * for (PINGs; gone after TIMEOUT of silence), and a peer declared gone
  * any other way (the exchange's GONE, a failed send) breaks every
  * barrier.  A CG whose barrier fails tells every other with a FAIL, once,
- * so that none waits for a CG that gave up; after that every Gfence of
- * the handle fails at once, as the exchange's collectives did.
+ * so that none waits for a CG that gave up; after that a Gfence of the
+ * handle fails at once unless every packet it waits for came already (a
+ * round whose packet came is done, whatever happened since).
  */
 #include "transport/ofi/ofi.h"
 
@@ -95,7 +96,7 @@ int ofi_tp_barrier(struct lapi_hndl *h)
       b->cause = t + 1;
     __atomic_store_n(&b->broken, 1, __ATOMIC_RELEASE);
   }
-  int failed = __atomic_load_n(&b->broken, __ATOMIC_ACQUIRE);
+  int failed = 0;
   for (unsigned k = 0; !failed && (1ull << k) < n; k++) {
     uint step = (uint)((1ull << k) % n);
     uint to = (ofi.me + step) % n, from = (ofi.me + n - step) % n;
@@ -112,7 +113,9 @@ int ofi_tp_barrier(struct lapi_hndl *h)
       ofi.bar_waits--;
       b->waiting = 0;
     }
-    failed = __atomic_load_n(&b->broken, __ATOMIC_ACQUIRE);
+    /* Its packet came: the round is done, even if a CG left since (a
+     * waiter that ran a long handler first may look only after that). */
+    failed = !(__atomic_load_n(&b->seen[w.par], __ATOMIC_ACQUIRE) & w.bit);
   }
   uint cause = b->cause;
   int cause_fail = b->cause_fail;
@@ -127,11 +130,11 @@ int ofi_tp_barrier(struct lapi_hndl *h)
   if (failed && cause && cause_fail)
     LAPI_LOG(LAPI_LOG_ASYNC, "ofi: LAPI_Gfence of handle %u cannot "
              "complete: task %u's barrier failed (a core group of the job "
-             "is gone; every Gfence fails from now on)", (unsigned)hv,
+             "is gone)", (unsigned)hv,
              (cause - 1) * ofi.tpc);
   else if (failed)
     LAPI_LOG(LAPI_LOG_ASYNC, "ofi: LAPI_Gfence of handle %u cannot "
-             "complete: task %u is gone (every Gfence fails from now on)",
+             "complete: task %u is gone",
              (unsigned)hv, cause ? (cause - 1) * ofi.tpc : 0);
   return failed ? LAPI_ERR_TIMEOUT : LAPI_SUCCESS;
 }
