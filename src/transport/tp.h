@@ -142,7 +142,8 @@ struct lapi_tp_ops {
   /* LAPI_Gfence's barrier of the job's core groups, over the transport's
    * own messages (one calling task per CG and handle value, every CG in
    * the same order): LAPI_SUCCESS, LAPI_ERR_TIMEOUT when it failed (a
-   * core group is gone; every later one fails too), or LAPI_TP_NO_BARRIER
+   * core group is gone: later ones fail too, unless every packet they
+   * wait for came before), or LAPI_TP_NO_BARRIER
    * when the transport does not connect this job's CGs (the bootstrap's
    * barrier serves).  NULL: the transport has none. */
   int (*barrier)(struct lapi_hndl *h);

@@ -561,6 +561,7 @@ struct ofi_peer {
 struct ofi_stats {
   uint64_t bad_pkts;         /* malformed, truncated, unknown: dropped */
   uint64_t acks;             /* standalone ACK packets sent */
+  uint64_t barrier_rounds;   /* BARRIER packets of Gfence rounds sent */
   uint64_t stale_pkts;       /* for a transfer or handle that is gone */
   uint64_t eagain;           /* -FI_EAGAIN retries */
   uint64_t eager, rma, pull; /* transfers by protocol (sink side) */
@@ -603,10 +604,10 @@ struct ofi_owed;
 struct ofi_barrier {
   uint32_t seq;     /* the number of this handle's next (or current) one */
   uint32_t seen[2]; /* atomic: rounds arrived, by parity of the number */
-  int broken;       /* atomic: one failed here or at a peer: all fail */
+  uint broken;      /* atomic: 1 + the CG that broke it (gone, or its
+                       FAIL), 0 while whole: then its waits end */
+  int broken_fail;  /* that CG sent a FAIL (else it is gone) */
   int told;         /* our FAIL went to every peer */
-  uint cause;       /* 1 + the CG that broke it (gone, or its FAIL), 0 */
-  int cause_fail;   /* cause sent a FAIL (else it is gone) */
   uint waiting;     /* 1 + the peer a round waits for (the watchdog), 0 */
 };
 

@@ -65,10 +65,23 @@ static void send_round(uint peer, lapi_handle_t hv, uint64_t id)
   ofi_send_small(peer, &hd, sizeof hd);
 }
 
+/* Under ofi.lock: CG `by` (its FAIL if said, else it is gone) breaks
+ * the barrier, unless it is broken already.  A round that waits is woken;
+ * one about to wait looks at `broken` first. */
+static void break_by(lapi_handle_t hv, uint by, int said)
+{
+  struct ofi_barrier *b = &ofi.bar[hv];
+  if (b->broken)
+    return;
+  b->broken_fail = said;
+  __atomic_store_n(&b->broken, by + 1, __ATOMIC_RELEASE);
+  if (b->waiting)
+    wake(hv);
+}
+
 /* Under ofi.lock: the barrier of hv failed here; tell the others once. */
 static void tell_failed(struct ofi_barrier *b, lapi_handle_t hv)
 {
-  __atomic_store_n(&b->broken, 1, __ATOMIC_RELEASE);
   if (b->told)
     return;
   b->told = 1;
@@ -87,20 +100,12 @@ int ofi_tp_barrier(struct lapi_hndl *h)
   pthread_mutex_lock(&ofi.lock);
   uint32_t seq = b->seq;
   struct round_wait w = {b, seq & 1, 0};
-  /* A CG declared gone before (ofi_barrier_reset cleared `broken` for
-   * this handle's life) breaks this one too. */
-  for (uint t = 0; t < n; t++) {
-    if (!ofi.peers[t].failed)
-      continue;
-    if (!b->cause)
-      b->cause = t + 1;
-    __atomic_store_n(&b->broken, 1, __ATOMIC_RELEASE);
-  }
   int failed = 0;
   for (unsigned k = 0; !failed && (1ull << k) < n; k++) {
-    uint step = (uint)((1ull << k) % n);
+    uint step = 1u << k;
     uint to = (ofi.me + step) % n, from = (ofi.me + n - step) % n;
     send_round(to, hv, (uint64_t)seq << 8 | k);
+    ofi.st.barrier_rounds++;
     w.bit = 1u << k;
     if (!round_done(&w)) {
       b->waiting = from + 1;
@@ -117,8 +122,8 @@ int ofi_tp_barrier(struct lapi_hndl *h)
      * waiter that ran a long handler first may look only after that). */
     failed = !(__atomic_load_n(&b->seen[w.par], __ATOMIC_ACQUIRE) & w.bit);
   }
-  uint cause = b->cause;
-  int cause_fail = b->cause_fail;
+  uint cause = b->broken; /* a round fails only once it is broken */
+  int cause_fail = b->broken_fail;
   if (failed) {
     tell_failed(b, hv);
   } else {
@@ -127,15 +132,11 @@ int ofi_tp_barrier(struct lapi_hndl *h)
     b->seq = seq + 1;
   }
   pthread_mutex_unlock(&ofi.lock);
-  if (failed && cause && cause_fail)
+  if (failed)
     LAPI_LOG(LAPI_LOG_ASYNC, "ofi: LAPI_Gfence of handle %u cannot "
-             "complete: task %u's barrier failed (a core group of the job "
-             "is gone)", (unsigned)hv,
-             (cause - 1) * ofi.tpc);
-  else if (failed)
-    LAPI_LOG(LAPI_LOG_ASYNC, "ofi: LAPI_Gfence of handle %u cannot "
-             "complete: task %u is gone",
-             (unsigned)hv, cause ? (cause - 1) * ofi.tpc : 0);
+             "complete: task %u %s", (unsigned)hv, (cause - 1) * ofi.tpc,
+             cause_fail ? "says its barrier failed (a core group of the "
+                          "job is gone)" : "is gone");
   return failed ? LAPI_ERR_TIMEOUT : LAPI_SUCCESS;
 }
 
@@ -146,20 +147,15 @@ void ofi_on_barrier(const struct ofi_hdr *hd)
   struct ofi_barrier *b = &ofi.bar[hv];
   uint32_t seq = (uint32_t)(hd->id >> 8);
   if (hd->id & BAR_FAIL) {
-    if (!b->cause) {
-      b->cause = hd->src + 1;
-      b->cause_fail = 1;
-    }
-    __atomic_store_n(&b->broken, 1, __ATOMIC_RELEASE);
     LAPI_LOG(LAPI_LOG_INFO, "ofi: task %u says the barrier of handle %u "
              "failed there", hd->src * ofi.tpc, (unsigned)hv);
-    wake(hv);
+    break_by(hv, hd->src, 1);
     return;
   }
   unsigned k = (unsigned)(hd->id & BAR_ROUND_MASK);
   uint n = ofi.ntasks;
   if ((hd->hndl >> 8) != 0 || (hd->id & 0xc0) != 0 || (1ull << k) >= n ||
-      hd->src != (ofi.me + n - (uint)((1ull << k) % n)) % n) {
+      hd->src != (ofi.me + n - (1u << k)) % n) {
     ofi_bad_pkt("BARRIER of a round that its sender does not have", hd->src);
     return;
   }
@@ -178,23 +174,24 @@ void ofi_barrier_reset(lapi_handle_t hv)
   __atomic_store_n(&b->seen[0], 0, __ATOMIC_RELAXED);
   __atomic_store_n(&b->seen[1], 0, __ATOMIC_RELAXED);
   __atomic_store_n(&b->broken, 0, __ATOMIC_RELEASE);
+  b->broken_fail = 0;
   b->told = 0;
   b->waiting = 0;
-  b->cause = 0;
-  b->cause_fail = 0;
+  /* A CG declared gone in an earlier life of the handle (or of another
+   * handle) breaks this one from the start: ofi_barrier_peer_failed
+   * breaks those of later losses. */
+  for (uint t = 0; t < ofi.ntasks; t++)
+    if (ofi.peers[t].failed) {
+      break_by(hv, t, 0);
+      break;
+    }
 }
 
 void ofi_barrier_peer_failed(uint peer)
 {
   /* any CG gone: no barrier of the job can complete */
-  for (unsigned hv = 0; hv < LAPI_AM_MAX_HANDLES; hv++) {
-    struct ofi_barrier *b = &ofi.bar[hv];
-    if (!b->cause)
-      b->cause = peer + 1;
-    __atomic_store_n(&b->broken, 1, __ATOMIC_RELEASE);
-    if (b->waiting)
-      wake((lapi_handle_t)hv);
-  }
+  for (unsigned hv = 0; hv < LAPI_AM_MAX_HANDLES; hv++)
+    break_by((lapi_handle_t)hv, peer, 0);
 }
 
 void ofi_barrier_watch(unsigned char *wait)
