@@ -19,15 +19,28 @@
  * word before a Gfence.  Every survivor's Gfence must fail (LAPI
  * error, within TIMEOUT and bounds, not a hang), the next one at once,
  * and LAPI_Term must still work.
+ *
+ * White box: every Gfence of the rounds must have sent one BARRIER per
+ * round of the dissemination (ceil(log2 N)), so a barrier that fell back
+ * to the job's exchange (correct, 100x slower) fails the test too.
  */
 #include <signal.h>
 #include <sys/types.h>
 
 #include "ofi_test.h"
+#include "transport/ofi/ofi.h"
 
 #define MAX_TASKS 64
 
 static uint32_t table[2][2][MAX_TASKS]; /* [handle][parity][task] */
+
+static uint64_t barrier_rounds_sent(void)
+{
+  pthread_mutex_lock(&ofi.lock);
+  uint64_t n = ofi.st.barrier_rounds;
+  pthread_mutex_unlock(&ofi.lock);
+  return n;
+}
 
 static void rounds(long n_rounds)
 {
@@ -41,6 +54,8 @@ static void rounds(long n_rounds)
     tabs[k] = calloc((size_t)ot.n, sizeof *tabs[k]);
     OT_OK(LAPI_Address_init(hs[k], table[k], tabs[k]));
   }
+  uint64_t sent0 = barrier_rounds_sent();
+  long gfences = 0;
   for (long r = 1; r <= n_rounds; r++) {
     int par = (int)(r & 1);
     uint32_t v = (uint32_t)r;
@@ -57,6 +72,7 @@ static void rounds(long n_rounds)
       usleep((useconds_t)(r * 7919 % 2000)); /* late: the others run ahead */
     for (int k = 0; k < 2; k++) {
       OT_OK(LAPI_Gfence(hs[k]));
+      gfences++;
       for (int t = 0; t < ot.n; t++) {
         uint32_t got = __atomic_load_n(&table[k][par][t], __ATOMIC_ACQUIRE);
         OT_CHECK(t == ot.me || got == v,
@@ -75,7 +91,15 @@ static void rounds(long n_rounds)
     if ((i * 31 + ot.me * 17) % 53 == 0)
       usleep((useconds_t)(i % 200));
     OT_OK(LAPI_Gfence(i % 5 == 4 ? h2 : ot.h));
+    gfences++;
   }
+  unsigned per = 0;
+  while ((1u << per) < (unsigned)ot.n)
+    per++;
+  uint64_t sent = barrier_rounds_sent() - sent0;
+  OT_CHECK(sent == (uint64_t)gfences * per, "%ld Gfences of %d CGs sent %llu "
+           "BARRIER rounds, want %ld (did they go through the exchange?)",
+           gfences, ot.n, (unsigned long long)sent, gfences * (long)per);
   OT_OK(LAPI_Term(h2));
   for (int k = 0; k < 2; k++)
     free(tabs[k]);
