@@ -18,21 +18,6 @@
 static const char *dir;
 static unsigned char pkt[16384] __attribute__((aligned(8)));
 
-static void emit(const char *name, size_t len)
-{
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "wb");
-  if (f == NULL) {
-    perror(path);
-    exit(1);
-  }
-  unsigned char ctl = 0;
-  fwrite(&ctl, 1, 1, f);
-  fwrite(pkt, 1, len, f);
-  fclose(f);
-}
-
 static void hdr(int type)
 {
   memset(pkt, 0, sizeof pkt);
@@ -91,6 +76,13 @@ static void emit_recs(const char *name)
   fwrite(acc, 1, acc_n, f);
   fclose(f);
   acc_n = 0;
+}
+
+/* An input of one record: pkt[0..len) behind a control byte of 0. */
+static void emit(const char *name, size_t len)
+{
+  rec(0, len, 0);
+  emit_recs(name);
 }
 
 static size_t rts_build(int kind, int mode, uint32_t shape, uint32_t nseg,
