@@ -120,6 +120,7 @@ enum ofi_bad {
   OFI_BAD_RTS,       /* RTS fields or sizes wrong */
   OFI_BAD_NAK,       /* NAK of a message not awaited, or not a failure */
   OFI_BAD_CHUNK,     /* DATA longer than one chunk */
+  OFI_BAD_REF,       /* DATA reference not to its sender's own memory */
   OFI_BAD_N
 };
 
@@ -550,7 +551,8 @@ struct ofi_peer {
   uint64_t in_seen[OFI_NOFIN_WINDOW / 64]; /* arrived, by seq, >= in_base */
   uint64_t in_end[OFI_NOFIN_WINDOW / 64];  /* completed, likewise */
 
-  int cma_pid;               /* its pid once CMA toward it worked */
+  int pid;                   /* its pid, proven at start-up by reading
+                                its probe word (ofi_cma.c); 0: unproven */
 
   /* FINs to it held for one list (ofi_fin.c); allocated at first use. */
   struct ofi_fin_entry *fins;
@@ -784,8 +786,11 @@ struct ofi_cma_card {
   uint64_t probe_val;        /* ... and find this in */
 };
 int ofi_cma_wanted(void);    /* shm, and LAPI_OFI_CMA is not 0 */
+/* Our card: pid and probe word on shm (whether or not CMA is wanted: the
+ * probe also proves a peer's pid for stage references), else zero. */
 void ofi_cma_card(struct ofi_cma_card *mine);
-/* 1 if CMA toward peer works (its pid is kept), else 0 (logged). */
+/* 1 if peer's probe word reads back by CMA (its pid is kept as proven),
+ * else 0 (logged). */
 int ofi_cma_probe(uint peer, const struct ofi_cma_card *c);
 /* Reads the bytes of r[0..nr) of peer into l[0..nl) (the arrays are
  * consumed); 0, or -errno (EFAULT, ESRCH, EPERM ...). */
@@ -827,13 +832,17 @@ void ofi_report(struct lapi_hndl *h, int code, lapi_err_t type, uint peer,
  * (all under ofi.lock) */
 struct ofi_stage;
 int ofi_ref_wanted(const struct ofi_xfer *x);  /* sink: flag the PULL */
+/* Sink: 1 if reference r from peer names the process proven at start-up
+ * to be that peer (ofi.peers[].pid), else 0: drop it (OFI_BAD_REF). */
+int ofi_ref_trusted(uint peer, const struct ofi_data_ref *r);
 /* Source: answer p by a staged chunk; 0 if sent (or owed), -1 to answer
  * with the bytes in the packet instead. */
 int ofi_ref_answer(struct ofi_xfer *x, const struct ofi_pull *p);
 void ofi_ref_release_all(struct ofi_xfer *x);  /* source: transfer ends */
 /* Sink: land a REF DATA already checked against the pull; 1 if landed,
  * 0 if the copy failed and the range was asked for again in a packet,
- * -1 if the reference itself is bad (drop it). */
+ * -1 if the reference is out of sequence, -2 if it names a file of the
+ * peer other than its stage arena (drop either). */
 int ofi_ref_land(struct ofi_xfer *x, const struct ofi_data *d,
                  const struct ofi_data_ref *r);
 /* ofi_sink.c: a PULL of len bytes of stream at offset (flagged
@@ -876,6 +885,7 @@ extern int ofi_dropnofin_at;  /* LAPI_OFI_TEST_DROP_NOFIN */
 extern int ofi_deaf_acks;     /* LAPI_OFI_TEST_DEAF_ACKS */
 extern int ofi_dropdata_at;   /* LAPI_OFI_TEST_DROP_DATA */
 extern int ofi_owednomem_at;  /* LAPI_OFI_TEST_OWED_NOMEM */
+extern int ofi_foreignref_kind;  /* LAPI_OFI_TEST_FOREIGN_REF */
 /* The bad key hook: every ofi_badkey_every-th call spoils the first of
  * the segments an RTS or GET packet offers (its key, or with CMA its
  * address), so that the peer's RMA on it fails or is never served. */
@@ -901,6 +911,12 @@ void ofi_fault_counts(uint64_t injected[OFI_BAD_N],
                       uint64_t dropped[OFI_BAD_N]);
 /* For tests: no more mangled copies from this process. */
 void ofi_fault_mangle_stop(void);
+/* The foreign-reference hook, before a DATA by reference (pkt, len) is
+ * sent to peer: a forged copy naming a decoy goes first (only called
+ * while ofi_foreignref_kind is set). */
+void ofi_fault_foreign_ref(uint peer, const void *pkt, size_t len);
+/* The decoy's process ends (ofi_ref_fini). */
+void ofi_fault_decoy_end(void);
 
 /* ofi_xfer table (ofi_origin.c); task: the other end's LAPI task */
 struct ofi_xfer *ofi_xfer_new(enum ofi_role role, uint task,

@@ -21,6 +21,12 @@
  * knows whether the sink will read it by CMA or through libfabric.
  * LAPI_OFI_CMA=0 in any CG turns it off for the job.
  *
+ * A word read back proves more than that CMA works: the pid names the
+ * peer's own process.  That proof is kept (ofi.peers[].pid) even where
+ * CMA is not used, for stage references (ofi_packref.c): a sink maps a
+ * peer's arena only through a pid so proven, never through one a packet
+ * names.
+ *
  * Test hook LAPI_OFI_TEST_CMA_FAULT=N: every Nth read (or write) has its
  * last remote piece moved to an unmapped address, so the kernel copies
  * the pieces before it (a partial read, continued) and then fails with
@@ -54,8 +60,8 @@ void ofi_cma_card(struct ofi_cma_card *mine)
   const char *f = getenv("LAPI_OFI_TEST_CMA_FAULT");
   fault_every = f ? strtol(f, NULL, 10) : 0;
   fault_count = 0;
-  if (!ofi_cma_wanted())
-    return; /* pid 0: nobody probes us */
+  if (strcmp(ofi.prov, "shm") != 0)
+    return; /* pid 0: nobody probes us (no peer shares our memory) */
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   uint64_t v = ((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^
@@ -77,11 +83,12 @@ int ofi_cma_probe(uint peer, const struct ofi_cma_card *c)
   if (n != (ssize_t)sizeof got || got != c->probe_val) {
     LAPI_LOG(LAPI_LOG_INFO, "ofi: cross-memory attach to core group %u "
              "(pid %llu) does not work (%s): RMA reads go through "
-             "libfabric", peer, (unsigned long long)c->pid,
+             "libfabric and packed chunks in packets", peer,
+             (unsigned long long)c->pid,
              n < 0 ? strerror(errno) : "another process's memory");
     return 0;
   }
-  ofi.peers[peer].cma_pid = (int)c->pid;
+  ofi.peers[peer].pid = (int)c->pid;
   return 1;
 }
 
@@ -103,7 +110,7 @@ static void skip(struct iovec **io, size_t *n_io, size_t n)
 static int cma_rw(uint peer, int write, struct iovec *l, size_t nl,
                   struct iovec *r, size_t nr, size_t bytes)
 {
-  pid_t pid = ofi.peers[peer].cma_pid;
+  pid_t pid = ofi.peers[peer].pid;
   /* atomic: an AM's item reads outside ofi.lock (ofi_sink.c) */
   if (fault_every > 0 && nr > 0 &&
       __atomic_add_fetch(&fault_count, 1, __ATOMIC_RELAXED) % fault_every == 0)

@@ -507,12 +507,14 @@ static int open_objects(void)
 
 /* CMA toward every peer (ofi_cma.c): each CG probes its peers with the
  * cards of the address exchange, then the job agrees, so that sources
- * and sinks take the same path.  A failed agreement leaves it off. */
+ * and sinks take the same path.  A failed agreement leaves it off.
+ * Every peer is probed even when CMA will not be used: a probe that
+ * reads back proves the peer's pid (stage references, ofi_packref.c). */
 static void cma_agree(struct lapi_boot *b, const unsigned char *all,
                       const struct ofi_cma_card *mine)
 {
-  uint64_t ok = mine->pid != 0;
-  for (uint t = 0; t < ofi.ntasks && ok; t++) {
+  uint64_t ok = mine->pid != 0 && ofi_cma_wanted();
+  for (uint t = 0; t < ofi.ntasks && mine->pid != 0; t++) {
     struct ofi_cma_card c;
     memcpy(&c, all + (size_t)CARD_REC * t + ADDR_REC, sizeof c);
     if (t != ofi.me && !ofi_cma_probe(t, &c))

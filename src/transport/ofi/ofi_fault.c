@@ -72,10 +72,26 @@
  * LAPI_Term sends what the peers have not heard (ofi_ack_final).  A
  * white-box test may set ofi_deaf_acks in one task.
  *
+ * LAPI_OFI_TEST_FOREIGN_REF=KIND: every DATA by reference this process
+ * sends (ofi_packref.c) is preceded by a forged copy that names a decoy
+ * instead of our stage arena: a memfd of the arena's size, full of
+ * DECOY_BYTE.  KIND 1: the decoy is named lapi-stage, as an arena is, and
+ * a child process of ours holds it open (another pid); KIND 2: we hold it
+ * (our pid, another fd), named lapi-decoy.  A sink that trusted the pid
+ * or the fd a reference names would unpack the decoy's bytes (the very
+ * first reference is a forged one), then drop the real reference as
+ * landed twice; it must drop the copy (OFI_BAD_REF) and land the real
+ * one.  Counted as injected class OFI_BAD_REF (ofi_fault_counts).
+ *
  * Everything here runs under ofi.lock.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "transport/ofi/ofi.h"
 
@@ -86,6 +102,11 @@ int ofi_dropnofin_at;
 int ofi_deaf_acks;
 int ofi_dropdata_at;
 int ofi_owednomem_at;
+int ofi_foreignref_kind;
+#define DECOY_BYTE 0xd5
+static pid_t decoy_pid; /* who holds the decoy, 0: none yet */
+static int decoy_fd = -1;
+static int decoy_child; /* decoy_pid is a child of ours */
 static unsigned long mangle_count, nomem_count, badkey_count, nofin_count;
 static unsigned long data_count, owednomem_count;
 static uint64_t injected[OFI_BAD_N];
@@ -111,6 +132,9 @@ void ofi_fault_settings(void)
   ofi_deaf_acks = env_every("LAPI_OFI_TEST_DEAF_ACKS") != 0;
   ofi_dropdata_at = env_every("LAPI_OFI_TEST_DROP_DATA");
   ofi_owednomem_at = env_every("LAPI_OFI_TEST_OWED_NOMEM");
+  ofi_foreignref_kind = env_every("LAPI_OFI_TEST_FOREIGN_REF");
+  if (ofi_foreignref_kind > 2)
+    ofi_foreignref_kind = 0;
   mangle_count = nomem_count = badkey_count = nofin_count = 0;
   data_count = owednomem_count = 0;
   stale_flip = nak_flip = ask_flip = 0;
@@ -131,6 +155,10 @@ void ofi_fault_settings(void)
   if (ofi_deaf_acks)
     LAPI_LOG(LAPI_LOG_INFO, "ofi: test hook on: ACK_REQs and ASKs about "
              "no-FIN messages are not answered");
+  if (ofi_foreignref_kind)
+    LAPI_LOG(LAPI_LOG_INFO, "ofi: test hook on: every DATA by reference "
+             "follows a forged one naming %s", ofi_foreignref_kind == 1 ?
+             "another process's file" : "another file of ours");
 }
 
 void ofi_badkey_apply(struct ofi_seg *segs, uint32_t nseg)
@@ -201,6 +229,7 @@ static int class_fits(enum ofi_bad cls, int type)
   case OFI_BAD_RTS: return type == OFI_M_RTS || type == OFI_M_SHORT;
   case OFI_BAD_NAK: return type == OFI_M_NAK;
   case OFI_BAD_OTHER:
+  case OFI_BAD_REF: /* its own hook: ofi_fault_foreign_ref */
   case OFI_BAD_N: return 0;
   default: return 1;
   }
@@ -352,6 +381,76 @@ void ofi_fault_counts(uint64_t inj[OFI_BAD_N], uint64_t dropped[OFI_BAD_N])
   memcpy(dropped, ofi.st.dropped, sizeof ofi.st.dropped);
   dropped[OFI_BAD_STALE] = ofi.st.stale_pkts;
   pthread_mutex_unlock(&ofi.lock);
+}
+
+/* The decoy: a memfd of len bytes, held open by a child (KIND 1) or by
+ * us (0 on success).  The child only waits to be killed, with us at the
+ * latest. */
+static int decoy_make(size_t len)
+{
+  int child = ofi_foreignref_kind == 1;
+  int fd = memfd_create(child ? "lapi-stage" : "lapi-decoy", MFD_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  void *m = MAP_FAILED;
+  if (ftruncate(fd, (off_t)len) == 0)
+    m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (m == MAP_FAILED) {
+    close(fd);
+    return -1;
+  }
+  memset(m, DECOY_BYTE, len);
+  munmap(m, len);
+  pid_t parent = getpid();
+  if (!child) {
+    decoy_pid = parent;
+    decoy_fd = fd;
+    return 0;
+  }
+  pid_t c = fork();
+  if (c == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+      _exit(0);
+    for (;;)
+      pause();
+  }
+  close(fd); /* the child keeps it, by the same number */
+  if (c < 0)
+    return -1;
+  decoy_pid = c;
+  decoy_fd = fd;
+  decoy_child = 1;
+  return 0;
+}
+
+void ofi_fault_foreign_ref(uint peer, const void *pkt, size_t len)
+{
+  if (decoy_pid == 0 && decoy_make((size_t)ofi.pack_stages * ofi.chunk) != 0)
+    return;
+  unsigned char m[sizeof(struct ofi_data) + sizeof(struct ofi_data_ref)];
+  if (len != sizeof m)
+    return;
+  memcpy(m, pkt, len);
+  struct ofi_data_ref *r =
+      (struct ofi_data_ref *)(m + sizeof(struct ofi_data));
+  r->pid = (uint32_t)decoy_pid;
+  r->fd = (uint32_t)decoy_fd;
+  ofi_send_small(peer, m, len); /* before the real one, in order */
+  injected[OFI_BAD_REF]++;
+}
+
+void ofi_fault_decoy_end(void)
+{
+  if (decoy_child) {
+    kill(decoy_pid, SIGKILL);
+    waitpid(decoy_pid, NULL, 0);
+  } else if (decoy_pid > 0) {
+    close(decoy_fd);
+  }
+  decoy_pid = 0;
+  decoy_fd = -1;
+  decoy_child = 0;
 }
 
 void ofi_fault_mangle_stop(void)

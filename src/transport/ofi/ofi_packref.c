@@ -23,6 +23,14 @@
  * reference falls outside it, it asks for that range again in a packet
  * and never flags a PULL to that peer again.  A source out of stages
  * answers with the bytes in the packet, as before.
+ *
+ * A reference is an address in another process, so the sink trusts none
+ * that a packet alone vouches for: it asks for references only from a
+ * peer whose pid start-up proved (its probe word read back by CMA,
+ * ofi_cma.c), drops one naming any other pid (OFI_BAD_REF: whoever sent
+ * it, we would otherwise open a file of any process we may ptrace), and
+ * drops one naming a file of that peer other than its stage arena (the
+ * one mapped; before that, a memfd named lapi-stage).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -56,7 +64,14 @@ static uint32_t arena_pid; /* ours, taken with the arena (a system call
  * fallback runs. */
 int ofi_ref_wanted(const struct ofi_xfer *x)
 {
-  return ofi.pack_ref && !ofi.peers[x->peer].ref_off;
+  const struct ofi_peer *p = &ofi.peers[x->peer];
+  return ofi.pack_ref && p->pid != 0 && !p->ref_off;
+}
+
+int ofi_ref_trusted(uint peer, const struct ofi_data_ref *r)
+{
+  int pid = ofi.peers[peer].pid;
+  return pid != 0 && r->pid == (uint32_t)pid;
 }
 
 /* ------------------------------------------------------------- source */
@@ -145,6 +160,8 @@ int ofi_ref_answer(struct ofi_xfer *x, const struct ofi_pull *p)
   m.r.seq = s->seq;
   if (__builtin_expect(ofi_dropdata_at, 0) && ofi_dropdata_now(x->peer))
     return 0; /* the test hook: lost on the way */
+  if (__builtin_expect(ofi_foreignref_kind, 0))
+    ofi_fault_foreign_ref(x->peer, &m, sizeof m); /* the test hook */
   ofi_send_small(x->peer, &m, sizeof m); /* owed if no buffer is free */
   return 0;
 }
@@ -177,6 +194,7 @@ void ofi_ref_fini(void)
   ofi.arena = NULL;
   ofi.arena_fd = 0;
   ofi.stage_spare = NULL;
+  ofi_fault_decoy_end();
 }
 
 /* --------------------------------------------------------------- sink */
@@ -197,14 +215,37 @@ static int mark_landed(struct ofi_xfer *x, uint32_t seq)
   return 0;
 }
 
-/* The peer's arena named by r, mapped (once): NULL if it cannot be. */
+/* 1 if r may name peer p's stage arena: the one we mapped, or before
+ * that a file that is one (arena_make's memfd, seen through /proc), or
+ * anything while references from p are off (nothing is opened then).
+ * A source keeps one arena for its endpoint's life, and its pid was
+ * checked (ofi_ref_trusted): another fd of it is another of its files,
+ * whose bytes would land as the chunk's. */
+static int names_arena(const struct ofi_peer *p, const struct ofi_data_ref *r)
+{
+  if (p->arena)
+    return p->arena_pid == r->pid && p->arena_fd == r->fd;
+  if (p->ref_off)
+    return 1;
+  static const char name[] = "/memfd:lapi-stage";
+  char path[64], to[64];
+  snprintf(path, sizeof path, "/proc/%u/fd/%u", r->pid, r->fd);
+  ssize_t n = readlink(path, to, sizeof to - 1);
+  if (n < 0)
+    return 1; /* cannot tell: mapping it fails too, and it is asked again */
+  to[n] = 0;
+  return strncmp(to, name, sizeof name - 1) == 0;
+}
+
+/* The peer's arena named by r (checked by names_arena), mapped once:
+ * NULL if it cannot be. */
 static const unsigned char *peer_arena(uint peer,
                                        const struct ofi_data_ref *r)
 {
   struct ofi_peer *p = &ofi.peers[peer];
-  if (p->arena && p->arena_pid == r->pid && p->arena_fd == r->fd)
+  if (p->arena)
     return p->arena;
-  if (p->arena || ofi.pack_ref == 2) /* another arena: not ours */
+  if (ofi.pack_ref == 2) /* the test setting: every map fails */
     return NULL;
   char path[64];
   snprintf(path, sizeof path, "/proc/%u/fd/%u", r->pid, r->fd);
@@ -229,11 +270,15 @@ static const unsigned char *peer_arena(uint peer,
 int ofi_ref_land(struct ofi_xfer *x, const struct ofi_data *d,
                  const struct ofi_data_ref *r)
 {
+  struct ofi_peer *p = &ofi.peers[x->peer];
   /* Only where we ask for them: shm, same host (a reference from a
    * peer we stopped asking was already in flight: answered below). */
-  if (!ofi.pack_ref || mark_landed(x, r->seq) != 0)
+  if (!ofi.pack_ref)
     return -1;
-  struct ofi_peer *p = &ofi.peers[x->peer];
+  if (!names_arena(p, r))
+    return -2; /* before it counts as landed: the real one may follow */
+  if (mark_landed(x, r->seq) != 0)
+    return -1;
   const unsigned char *a = p->ref_off ? NULL : peer_arena(x->peer, r);
   if (a && r->off <= p->arena_len && r->len <= p->arena_len - r->off) {
     lapi_vec_unpack(x->dest, a + r->off, (size_t)d->offset, (size_t)r->len);

@@ -944,6 +944,13 @@ void ofi_on_data(const struct ofi_data *d, size_t len)
     ofi_drop(OFI_BAD_CHUNK, "DATA longer than one chunk", d->h.src);
     return;
   }
+  /* A reference names another process's memory: only the sender's own,
+   * by the pid start-up proved, is read (ofi_packref.c). */
+  if (ref && !ofi_ref_trusted(d->h.src, ref)) {
+    ofi_drop(OFI_BAD_REF, "DATA reference to a process other than its "
+             "sender", d->h.src);
+    return;
+  }
   struct ofi_xfer *x = ofi_xfer_find(d->h.id);
   if (x == NULL || x->peer != d->h.src || x->failed) {
     ofi.st.stale_pkts++;
@@ -961,6 +968,11 @@ void ofi_on_data(const struct ofi_data *d, size_t len)
   }
   if (ref) {
     int rc = ofi_ref_land(x, d, ref);
+    if (rc == -2) {
+      ofi_drop(OFI_BAD_REF, "DATA reference to a file other than its "
+               "sender's stage arena", d->h.src);
+      return;
+    }
     if (rc < 0) {
       ofi_drop(OFI_BAD_DATA, "DATA reference out of sequence", d->h.src);
       return;
