@@ -172,6 +172,10 @@ int main(void)
       send_one(partner, r, tcs[partner], &oc);
     OT_OK(LAPI_Waitcntr(ot.h, &oc, BURST, NULL));
   } else if (partner < ot.n) {
+    /* The Gfence just ended is a LAPI call too: since it runs over the
+     * network (ofi_barrier.c) its waiter polls, and runs the handlers of
+     * a burst whose sender left the barrier first.  Count from here. */
+    int in_fence = __atomic_load_n(&on_main, __ATOMIC_SEQ_CST);
     for (int i = 0; i < 1000 &&
                     __atomic_load_n(&burst_done, __ATOMIC_SEQ_CST) < BURST;
          i++)
@@ -179,8 +183,9 @@ int main(void)
     OT_CHECK(__atomic_load_n(&burst_done, __ATOMIC_SEQ_CST) == BURST,
              "%d of %d burst messages handled while the application "
              "stayed out of LAPI", burst_done, BURST);
-    OT_CHECK(__atomic_load_n(&on_main, __ATOMIC_SEQ_CST) == 0,
-             "a burst handler ran on the application thread");
+    OT_CHECK(__atomic_load_n(&on_main, __ATOMIC_SEQ_CST) == in_fence,
+             "a burst handler ran on the application thread while it "
+             "stayed out of LAPI");
     OT_OK(LAPI_Waitcntr(ot.h, &tc, BURST, NULL));
     for (int r = 0; r < BURST; r++) {
       OT_CHECK(ot_numbered_ok(burst_buf[r], DATA, r, partner),
