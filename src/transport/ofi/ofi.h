@@ -547,6 +547,7 @@ struct ofi_peer {
   uint32_t in_base;          /* all below this completed */
   uint32_t told_done, told_base; /* last stamped on a packet to it */
   uint32_t in_want;          /* an ACK_REQ waits for in_base >= in_want */
+  uint32_t in_want_hi;       /* the most an ACK_REQ pending asked for */
   int in_asked;
   uint64_t in_seen[OFI_NOFIN_WINDOW / 64]; /* arrived, by seq, >= in_base */
   uint64_t in_end[OFI_NOFIN_WINDOW / 64];  /* completed, likewise */

@@ -430,8 +430,12 @@ void ofi_nofin_end(uint peer, uint32_t seq)
     p->in_base++;
   }
   int asked = p->in_asked && (int32_t)(p->in_base - p->in_want) >= 0;
-  if (asked)
-    p->in_asked = 0;
+  if (asked) {
+    if ((int32_t)(p->in_base - p->in_want_hi) >= 0)
+      p->in_asked = 0;
+    else
+      p->in_want = p->in_want_hi; /* the next to answer at */
+  }
   if (asked || p->in_done - p->told_done >= ack_every())
     send_ack(peer);
 }
@@ -477,8 +481,20 @@ void ofi_on_ack_req(const struct ofi_hdr *hd)
     send_ack(hd->src);
     return;
   }
-  if (!p->in_asked || (int32_t)(want - p->in_want) > 0)
-    p->in_want = want;
+  /* Answered at the lowest number asked, then at the highest: a sender's
+   * later ACK_REQ asks for more (LAPI_Fence asks whatever is in flight),
+   * and one that asks for more than was ever sent (forged: it passes the
+   * window check) must not hold back the answer a real one waits for;
+   * kept as the only number, it did until the sender's ASK, a ping
+   * interval later. */
+  if (!p->in_asked) {
+    p->in_want = p->in_want_hi = want;
+  } else {
+    if ((int32_t)(want - p->in_want) < 0)
+      p->in_want = want;
+    if ((int32_t)(want - p->in_want_hi) > 0)
+      p->in_want_hi = want;
+  }
   p->in_asked = 1;
 }
 
