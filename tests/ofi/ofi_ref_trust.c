@@ -20,44 +20,15 @@
  * as for CMA) it exits 77.
  */
 #include "ofi_test.h"
+#include "ofi_stride4k.h"
 
 #include "transport/ofi/ofi.h"
 
-#define TOTAL ((size_t)1 << 20)
-#define BLOCK ((size_t)4096)
-#define OFF 16
-#define SPAN (2 * TOTAL + 2 * 4096)
 #define ROUNDS 8
 
-static unsigned char src[SPAN] __attribute__((aligned(4096)));
-static unsigned char dst[SPAN] __attribute__((aligned(4096)));
+static unsigned char src[STRIDE4K_SPAN] __attribute__((aligned(4096)));
+static unsigned char dst[STRIDE4K_SPAN] __attribute__((aligned(4096)));
 static lapi_cntr_t tgt_cntr;
-
-static void strided(lapi_vec_t *v, void **info, unsigned char *base)
-{
-  v->vec_type = LAPI_GEN_STRIDED_XFER;
-  v->num_vecs = (uint)(TOTAL / BLOCK);
-  v->info = info;
-  info[0] = base;
-  info[1] = (void *)(uintptr_t)BLOCK;
-  info[2] = (void *)(uintptr_t)(2 * BLOCK);
-  v->len = NULL;
-}
-
-static int check_landed(int round)
-{
-  for (size_t i = 0; i < TOTAL / BLOCK; i++) {
-    const unsigned char *p = dst + OFF + i * 2 * BLOCK;
-    for (size_t k = 0; k < BLOCK; k++)
-      if (p[k] != ot_byte(round, i * BLOCK + k) || p[BLOCK + k] != 0xEE) {
-        OT_CHECK(0, "round %d: block %zu wrong at byte %zu: 0x%02x (the "
-                 "decoy's bytes are 0xd5)", round, i, k,
-                 p[k] != ot_byte(round, i * BLOCK + k) ? p[k] : p[BLOCK + k]);
-        return -1;
-      }
-  }
-  return 0;
-}
 
 int main(void)
 {
@@ -69,27 +40,21 @@ int main(void)
     return ot_finish("ofi_ref_trust") == 0 ? 77 : 1;
   }
   LAPI_Setcntr(ot.h, &tgt_cntr, 0);
-  memset(dst, 0xEE, sizeof dst);
+  memset(dst, STRIDE4K_GAP, sizeof dst);
   void **dsts = ot_addrs(dst);
   void **cntrs = ot_addrs(&tgt_cntr);
-  static void *o_info[3], *t_info[3];
   for (int round = 0; round < ROUNDS; round++) {
     if (ot.me == 0)
-      for (size_t i = 0; i < TOTAL / BLOCK; i++)
-        for (size_t k = 0; k < BLOCK; k++)
-          src[OFF + i * 2 * BLOCK + k] = ot_byte(round, i * BLOCK + k);
+      stride4k_fill(src, (uint32_t)round);
     OT_OK(LAPI_Gfence(ot.h));
     if (ot.me == 0) {
-      lapi_vec_t ov, tv;
-      strided(&ov, o_info, src + OFF);
-      strided(&tv, t_info, (unsigned char *)dsts[1] + OFF);
-      lapi_cntr_t org;
-      LAPI_Setcntr(ot.h, &org, 0);
-      OT_OK(LAPI_Putv(ot.h, 1, &tv, &ov, cntrs[1], &org, NULL));
-      OT_OK(LAPI_Waitcntr(ot.h, &org, 1, NULL));
+      stride4k_putv(src, dsts[1], cntrs[1], 1);
     } else {
+      char what[64];
+      snprintf(what, sizeof what, "round %d (the decoy's bytes are 0xd5)",
+               round);
       OT_OK(LAPI_Waitcntr(ot.h, &tgt_cntr, 1, NULL));
-      check_landed(round);
+      stride4k_check(dst, (uint32_t)round, what);
     }
     OT_OK(LAPI_Gfence(ot.h));
   }

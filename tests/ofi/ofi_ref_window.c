@@ -16,29 +16,15 @@
  * stage arena cannot be mapped (ptrace rules, as for CMA) it exits 77.
  */
 #include "ofi_test.h"
+#include "ofi_stride4k.h"
 
 #include "transport/ofi/ofi.h"
 
-#define TOTAL ((size_t)1 << 20)
-#define BLOCK ((size_t)4096)
-#define OFF 16
-#define SPAN (2 * TOTAL + 2 * 4096)
 #define NSTREAM 24
 
-static unsigned char src[SPAN] __attribute__((aligned(4096)));
-static unsigned char dst[SPAN] __attribute__((aligned(4096)));
+static unsigned char src[STRIDE4K_SPAN] __attribute__((aligned(4096)));
+static unsigned char dst[STRIDE4K_SPAN] __attribute__((aligned(4096)));
 static lapi_cntr_t tgt_cntr;
-
-static void strided(lapi_vec_t *v, void **info, unsigned char *base)
-{
-  v->vec_type = LAPI_GEN_STRIDED_XFER;
-  v->num_vecs = (uint)(TOTAL / BLOCK);
-  v->info = info;
-  info[0] = base;
-  info[1] = (void *)(uintptr_t)BLOCK;
-  info[2] = (void *)(uintptr_t)(2 * BLOCK);
-  v->len = NULL;
-}
 
 /* The most PULLs in flight since the last call, and chunks by reference
  * and peers refused so far (task 1, the sink). */
@@ -55,18 +41,6 @@ static long peak_since(uint64_t *refs, uint64_t *refused)
   return peak;
 }
 
-static void check_landed(const char *what)
-{
-  for (size_t i = 0; i < TOTAL / BLOCK; i++) {
-    const unsigned char *p = dst + OFF + i * 2 * BLOCK;
-    for (size_t k = 0; k < BLOCK; k++)
-      if (p[k] != ot_byte(7, i * BLOCK + k) || p[BLOCK + k] != 0xEE) {
-        OT_CHECK(0, "%s: block %zu wrong at byte %zu", what, i, k);
-        return;
-      }
-  }
-}
-
 int main(void)
 {
   ot_init(NULL, 60);
@@ -77,13 +51,10 @@ int main(void)
     return ot_finish("ofi_ref_window") == 0 ? 77 : 1;
   }
   LAPI_Setcntr(ot.h, &tgt_cntr, 0);
-  memset(dst, 0xEE, sizeof dst);
-  for (size_t i = 0; i < TOTAL / BLOCK; i++)
-    for (size_t k = 0; k < BLOCK; k++)
-      src[OFF + i * 2 * BLOCK + k] = ot_byte(7, i * BLOCK + k);
+  memset(dst, STRIDE4K_GAP, sizeof dst);
+  stride4k_fill(src, 7);
   void **dsts = ot_addrs(dst);
   void **cntrs = ot_addrs(&tgt_cntr);
-  static void *o_info[3], *t_info[3];
   long window = ofi.pull_window, budget = ofi.ref_budget;
   int skip = 0;
   for (int round = 0; round < 3 && !skip; round++) {
@@ -93,14 +64,7 @@ int main(void)
       peak_since(&refs0, &refused);
     OT_OK(LAPI_Gfence(ot.h));
     if (ot.me == 0) {
-      lapi_vec_t ov, tv;
-      strided(&ov, o_info, src + OFF);
-      strided(&tv, t_info, (unsigned char *)dsts[1] + OFF);
-      lapi_cntr_t org;
-      LAPI_Setcntr(ot.h, &org, 0);
-      for (int k = 0; k < n; k++)
-        OT_OK(LAPI_Putv(ot.h, 1, &tv, &ov, cntrs[1], &org, NULL));
-      OT_OK(LAPI_Waitcntr(ot.h, &org, n, NULL));
+      stride4k_putv(src, dsts[1], cntrs[1], n);
     } else {
       OT_OK(LAPI_Waitcntr(ot.h, &tgt_cntr, n, NULL));
       long peak = peak_since(&refs, &refused);
@@ -120,7 +84,7 @@ int main(void)
                  "want at most %ld (budget %ld)", n, peak, most, budget);
       }
       OT_CHECK(skip || refs > refs0, "no chunk came by reference");
-      check_landed(n == 1 ? "lone" : "stream");
+      stride4k_check(dst, 7, n == 1 ? "lone" : "stream");
       pthread_mutex_lock(&ofi.lock);
       long left = ofi.pulls_out;
       pthread_mutex_unlock(&ofi.lock);
