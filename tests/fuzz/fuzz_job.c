@@ -75,6 +75,30 @@ static void fz_done(lapi_handle_t *h, void *uinfo)
   (void)uinfo;
 }
 
+/* What a handler may read: the whole uhdr, and the data if it came with
+ * the header (udata_one_pkt_ptr: then it is in one packet, so no longer
+ * than a receive buffer).  Read as a program that looks at them would,
+ * so that a length the library did not check against the packet reads
+ * what was never received (ASan) or fails here. */
+static unsigned looked; /* atomic: the reads are not optimised away */
+
+static void look_at(const void *uhdr, uint uhdr_len,
+                    const lapi_return_info_t *ri)
+{
+  unsigned char sum = 0;
+  for (uint i = 0; i < uhdr_len; i++)
+    sum ^= ((const unsigned char *)uhdr)[i];
+  if (ri->udata_one_pkt_ptr) {
+    OT_CHECK(ri->msg_len <= ofi.buf_size, "a message of %lu bytes whose data "
+             "came with its header (in a packet of at most %zu)",
+             ri->msg_len, ofi.buf_size);
+    if (ri->msg_len <= ofi.buf_size)
+      for (ulong i = 0; i < ri->msg_len; i++)
+        sum ^= ((const unsigned char *)ri->udata_one_pkt_ptr)[i];
+  }
+  __atomic_store_n(&looked, sum, __ATOMIC_RELAXED);
+}
+
 /* Amsend: the sandbox if the message fits it; the uhdr's first word may
  * ask to bury the message or to have it come again. */
 static void *am_hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
@@ -83,6 +107,7 @@ static void *am_hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
   (void)h;
   __atomic_add_fetch(&am_calls, 1, __ATOMIC_RELAXED);
   lapi_return_info_t *ri = (lapi_return_info_t *)msg_len;
+  look_at(uhdr, *uhdr_len, ri);
   *comp_h = fz_done;
   *uinfo = NULL;
   uint32_t w = 0;
