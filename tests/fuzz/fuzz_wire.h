@@ -21,8 +21,8 @@
  *   fuzz_shape.c     input -> packet: a mostly valid header, and every
  *                    address a legal operation would use moved into a
  *                    sandbox of the harness
- *   fuzz_job.c       the job: both tasks' set-up, task 0's service, the
- *                    header handlers, the final check
+ *   fuzz_job.c       the job: every task's set-up, task 0's and task
+ *                    2's service, the header handlers, the final check
  *   fuzz_replay.c    main of the ctest: a seed corpus and deterministic
  *                    mutations of it (gcc, no libFuzzer)
  *   fuzz_libfuzzer.c main of the coverage-guided build (clang's libFuzzer,
@@ -85,7 +85,7 @@ enum {
 };
 #define FZ_RECORDS 8
 
-/* Task 1's live transfers with task 0, for FZ_CTL_LIVE_ID (ids). */
+/* Task 1's live transfers with the claimed sender, for FZ_CTL_LIVE_ID. */
 struct fz_live {
   uint64_t id[64];
   unsigned n;
