@@ -325,7 +325,14 @@ static void sweep(void)
   pthread_mutex_lock(&ofi.lock);
   for (uint32_t s = 0; s < ofi.xcap; s++) {
     struct ofi_xfer *x = ofi.xtab[s];
-    if (x && x->peer == sender() && !x->failed) {
+    /* Not one whose item is queued: it waits for the dispatcher, not for
+     * the sender, and ends by itself.  Failed there, its item would free
+     * it without ending its no-FIN number (right for a peer gone, whose
+     * numbers no longer count): the number would stay open in task 1's
+     * window, and after 256 of them the window takes no more (a 14-min
+     * campaign completed 259 of task 2's messages).  The next input's
+     * sweep takes it if it waits for the sender by then. */
+    if (x && x->peer == sender() && !x->failed && !x->item_queued) {
       if (x->role == OFI_R_SINK)
         ofi_sink_fail(x, LAPI_ERR_TGT_PURGED);
       else
