@@ -8,6 +8,15 @@
  * 1's Amsend says the run is over; then it sends task 1 a real Amsend
  * and a Put, and both check them.  Every wait is bounded and names its
  * step when it gives up.
+ *
+ * In a 3-task job task 2 is the task the inputs claim (fuzz_wire.h):
+ * it serves until task 0 tells it that the run is over, then leaves
+ * without LAPI_Term (its link with task 1 is broken for good: it drops
+ * every packet task 1 sends it, BAD_ACK).  Task 0 waits until it knows
+ * task 2 gone, then sends the final Amsend and Put; both tasks' last
+ * LAPI_Gfence must fail at once (LAPI_ERR_TIMEOUT: a CG of the job is
+ * gone), and LAPI_Term must work (its barriers are the job's exchange's).
+ * lapirun then exits with 70 (a task left without LAPI_Term).
  */
 #include "ofi_test.h"
 
@@ -24,16 +33,28 @@
 #define VSLOTS 1024     /* Amsendv vectors handed out, reused in turn */
 #define VMAX 64         /* their most segments */
 
+int fz_strict;
+
 static unsigned char sandbox[FZ_SANDBOX] __attribute__((aligned(64)));
 static unsigned char check_box[CHECK_LEN], put_box[PUT_LEN];
-static lapi_cntr_t fz_cntr, check_cntr, put_cntr, over_cntr;
-static int over_inputs;           /* task 0: what task 1 said it ran */
+static lapi_cntr_t fz_cntr, check_cntr, put_cntr, over_cntr, leave_cntr;
+/* "The run is over" (task 1 to task 0), passed on as "leave now" (task 0
+ * to task 2): packets run, and task FZ_FORGED's no-FIN messages task 1
+ * completed (then it acknowledged numbers task 2 never used). */
+struct over_msg {
+  int runs;
+  uint32_t forged_done;
+};
+static struct over_msg over_msg, leave_msg;
+static struct fid_mr *sandbox_mr; /* without CMA: its key is sent */
+static struct ofi_barrier bar_snap[LAPI_AM_MAX_HANDLES]; /* task 1's */
+static long bar_broken;           /* inputs whose BARRIER broke one */
 static long runs;                 /* task 1: packets run */
 static int errs;                  /* atomic: error handler calls */
 static int am_calls, amv_calls;   /* atomic: header handler calls */
 static int drop_turn;             /* atomic: LAPI_DROP_PKT every other time */
 static void **peer_put_box, **peer_check_cntr, **peer_put_cntr,
-    **peer_over_cntr;
+    **peer_over_cntr, **peer_leave_cntr;
 
 /* ------------------------------------------------------------ handlers */
 
@@ -54,6 +75,30 @@ static void fz_done(lapi_handle_t *h, void *uinfo)
   (void)uinfo;
 }
 
+/* What a handler may read: the whole uhdr, and the data if it came with
+ * the header (udata_one_pkt_ptr: then it is in one packet, so no longer
+ * than a receive buffer).  Read as a program that looks at them would,
+ * so that a length the library did not check against the packet reads
+ * what was never received (ASan) or fails here. */
+static unsigned looked; /* atomic: the reads are not optimised away */
+
+static void look_at(const void *uhdr, uint uhdr_len,
+                    const lapi_return_info_t *ri)
+{
+  unsigned char sum = 0;
+  for (uint i = 0; i < uhdr_len; i++)
+    sum ^= ((const unsigned char *)uhdr)[i];
+  if (ri->udata_one_pkt_ptr) {
+    OT_CHECK(ri->msg_len <= ofi.buf_size, "a message of %lu bytes whose data "
+             "came with its header (in a packet of at most %zu)",
+             ri->msg_len, ofi.buf_size);
+    if (ri->msg_len <= ofi.buf_size)
+      for (ulong i = 0; i < ri->msg_len; i++)
+        sum ^= ((const unsigned char *)ri->udata_one_pkt_ptr)[i];
+  }
+  __atomic_store_n(&looked, sum, __ATOMIC_RELAXED);
+}
+
 /* Amsend: the sandbox if the message fits it; the uhdr's first word may
  * ask to bury the message or to have it come again. */
 static void *am_hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
@@ -62,6 +107,7 @@ static void *am_hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
   (void)h;
   __atomic_add_fetch(&am_calls, 1, __ATOMIC_RELAXED);
   lapi_return_info_t *ri = (lapi_return_info_t *)msg_len;
+  look_at(uhdr, *uhdr_len, ri);
   *comp_h = fz_done;
   *uinfo = NULL;
   uint32_t w = 0;
@@ -137,8 +183,21 @@ static void *over_hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
   (void)msg_len;
   *comp_h = NULL;
   *uinfo = NULL;
-  if (*uhdr_len >= sizeof over_inputs)
-    memcpy(&over_inputs, uhdr, sizeof over_inputs);
+  if (*uhdr_len >= sizeof over_msg)
+    memcpy(&over_msg, uhdr, sizeof over_msg);
+  return NULL;
+}
+
+/* Task 2: task 0 says leave. */
+static void *leave_hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
+                       ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
+{
+  (void)h;
+  (void)msg_len;
+  *comp_h = NULL;
+  *uinfo = NULL;
+  if (*uhdr_len >= sizeof leave_msg)
+    memcpy(&leave_msg, uhdr, sizeof leave_msg);
   return NULL;
 }
 
@@ -157,38 +216,47 @@ static void *check_hdr(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
 
 /* --------------------------------------------------------------- set-up */
 
-static void *exchange(void *mine)
-{
-  void **tab = ot_addrs(mine);
-  void *other = tab[1 - ot.me];
-  free(tab);
-  return other;
-}
-
 int fz_start(int limit_s)
 {
   ot_init(errh, limit_s);
-  if (ot.n != 2) {
-    fprintf(stderr, "fuzz_wire: run as 2 tasks (lapirun -n 2)\n");
+  if (ot.n != 2 && ot.n != 3) {
+    fprintf(stderr, "fuzz_wire: run as 2 or 3 tasks (lapirun -n 2)\n");
     exit(2);
   }
   if (ot.me == 1) {
     OT_OK(LAPI_Addr_set(ot.h, (void *)am_hdr, FZ_HDL_AM));
     OT_OK(LAPI_Addr_set(ot.h, (void *)amv_hdr, FZ_HDL_AMV));
     OT_OK(LAPI_Addr_set(ot.h, (void *)check_hdr, FZ_HDL_CHECK));
-  } else {
+  } else if (ot.me == 0) {
     OT_OK(LAPI_Addr_set(ot.h, (void *)over_hdr, FZ_HDL_OVER));
+  } else {
+    OT_OK(LAPI_Addr_set(ot.h, (void *)leave_hdr, FZ_HDL_LEAVE));
   }
   OT_OK(LAPI_Setcntr(ot.h, &fz_cntr, 0));
   OT_OK(LAPI_Setcntr(ot.h, &check_cntr, 0));
   OT_OK(LAPI_Setcntr(ot.h, &put_cntr, 0));
   OT_OK(LAPI_Setcntr(ot.h, &over_cntr, 0));
-  void *sb0 = exchange(sandbox);
-  void *pid0 = exchange((void *)(uintptr_t)getpid());
+  OT_OK(LAPI_Setcntr(ot.h, &leave_cntr, 0));
+  /* Without CMA task 1 reads and writes a sender's sandbox by RMA: the
+   * senders register it and tell its key. */
+  uint64_t rkey = 0;
+  pthread_mutex_lock(&ofi.lock);
+  int keys = !ofi.cma;
+  if (keys && ot.me != 1 &&
+      ofi_mr_reg(sandbox, sizeof sandbox, FI_REMOTE_READ | FI_REMOTE_WRITE,
+                 &sandbox_mr) == 0)
+    rkey = fi_mr_key(sandbox_mr);
+  pthread_mutex_unlock(&ofi.lock);
+  OT_CHECK(!keys || ot.me == 1 || sandbox_mr != NULL,
+           "the sandbox could not be registered");
+  void **sbs = ot_addrs(sandbox);
+  void **pids = ot_addrs((void *)(uintptr_t)getpid());
+  void **rkeys = ot_addrs((void *)(uintptr_t)rkey);
   peer_put_box = ot_addrs(put_box);
   peer_check_cntr = ot_addrs(&check_cntr);
   peer_put_cntr = ot_addrs(&put_cntr);
   peer_over_cntr = ot_addrs(&over_cntr);
+  peer_leave_cntr = ot_addrs(&leave_cntr);
   OT_OK(LAPI_Gfence(ot.h));
   if (ot.me == 1) {
     pthread_mutex_lock(&ofi.lock);
@@ -196,28 +264,83 @@ int fz_start(int limit_s)
     fz_env.ack_done = fz_env.ack_seq = ofi.peers[0].nf_acked;
     fz_env.nofin_base = ofi.peers[0].in_base;
     fz_env.bar_seq = ofi.bar[ot.h & 0xff].seq;
+    memcpy(bar_snap, ofi.bar, sizeof bar_snap); /* no Gfence until the end */
     pthread_mutex_unlock(&ofi.lock);
-    fz_env.sb0 = (uint64_t)(uintptr_t)sb0;
-    fz_env.pid0 = (uint32_t)(uintptr_t)pid0;
+    fz_env.third = ot.n == 3;
+    fz_env.keys = keys;
+    for (int t = 0; t < ot.n; t++) {
+      fz_env.peer[t].sb = (uint64_t)(uintptr_t)sbs[t];
+      fz_env.peer[t].pid = (uint32_t)(uintptr_t)pids[t];
+      fz_env.peer[t].rkey = (uint64_t)(uintptr_t)rkeys[t];
+    }
     fz_env.sb1 = sandbox;
     fz_env.cntr = &fz_cntr;
   }
+  free(sbs);
+  free(pids);
+  free(rkeys);
   return ot.me;
 }
 
-/* A transfer a forged packet began can never finish: task 0 knows
- * nothing of it, and when task 1 asks (ofi_ask.c) its UNKNOWN makes task
- * 1 declare task 0 gone, rightly (a lost answer looks the same).  So the
+/* Task 1, 3 tasks: a forged BARRIER did what task 2's own would (broke
+ * task 1's barrier, or passed a round of it); that story ends with its
+ * input, as a transfer's does (sweep, below): the barrier state goes
+ * back to what it was after the start-up Gfence, the last one until the
+ * final check.  Under ofi.lock. */
+static void barrier_back(void)
+{
+  for (unsigned hv = 0; hv < LAPI_AM_MAX_HANDLES; hv++) {
+    if (ofi.bar[hv].broken)
+      bar_broken++;
+    ofi.bar[hv] = bar_snap[hv];
+  }
+}
+
+/* Task 1: its count of task FZ_FORGED's no-FIN messages completed. */
+static uint32_t forged_done(void)
+{
+  pthread_mutex_lock(&ofi.lock);
+  uint32_t n = ofi.peers[FZ_FORGED].in_done;
+  pthread_mutex_unlock(&ofi.lock);
+  return n;
+}
+
+/* A transfer a forged packet began can never finish: its claimed
+ * sender (task 0, or task 2 in a 3-task job) knows nothing of it, and
+ * when task 1 asks (ofi_ask.c) its UNKNOWN makes task 1 declare it gone,
+ * rightly (a lost answer looks the same; task 2, which drops task 1's
+ * packets once it acknowledged numbers task 2 never used, does not even
+ * answer, and is declared gone after TIMEOUT).  So the
  * harness ends them itself before every input (an input is one story,
  * told again the same way: libFuzzer's crashes replay) and before the
  * final check, as ofi_peer_fail's sweep would, without failing the
  * peer. */
+static uint sender(void) /* the task the inputs claim */
+{
+  return fz_env.third ? FZ_FORGED : 0;
+}
+
 static void sweep(void)
 {
   pthread_mutex_lock(&ofi.lock);
   for (uint32_t s = 0; s < ofi.xcap; s++) {
     struct ofi_xfer *x = ofi.xtab[s];
-    if (x && x->peer == 0 && !x->failed) {
+    /* Not one whose item is queued: it waits for the dispatcher, not for
+     * the sender, and ends by itself.  Failed there, its item would free
+     * it without ending its no-FIN number (right for a peer gone, whose
+     * numbers no longer count): the number would stay open in task 1's
+     * window, and after 256 of them the window takes no more (a 14-min
+     * campaign completed 259 of task 2's messages).  The next input's
+     * sweep takes it if it waits for the sender by then. */
+    if (x && x->peer == sender() && !x->failed && !x->item_queued) {
+      /* A no-FIN message of task 2's (an eager one whose description
+       * is pulled) took its number: the sweep is no peer failure, so the
+       * number ends as a failure here ends it (NAK, dropped by task 2),
+       * or it would stay open in the window for good (1299 completed of
+       * 200000 replay mutations, where 20000 complete 1000). */
+      if (x->role == OFI_R_SINK && x->no_fin)
+        ofi_nofin_fail(x->peer, ofi_key(x), x->nf_seq, x->kind,
+                       LAPI_ERR_TGT_PURGED);
       if (x->role == OFI_R_SINK)
         ofi_sink_fail(x, LAPI_ERR_TGT_PURGED);
       else
@@ -233,7 +356,7 @@ static void live_get(struct fz_live *live)
   pthread_mutex_lock(&ofi.lock);
   for (uint32_t s = 0; s < ofi.xcap && live->n < 64; s++) {
     struct ofi_xfer *x = ofi.xtab[s];
-    if (x && x->peer == 0 && !x->failed)
+    if (x && x->peer == sender() && !x->failed)
       live->id[live->n++] = x->id;
   }
   pthread_mutex_unlock(&ofi.lock);
@@ -244,6 +367,12 @@ void fz_one(const uint8_t *in, size_t n)
   static uint64_t pkt[(1u << 24) / 8]; /* LAPI_OFI_BUF_SIZE's largest */
   struct fz_live live;
   sweep();
+  if (fz_env.third) {
+    pthread_mutex_lock(&ofi.lock);
+    barrier_back();
+    fz_env.forged_base = ofi.peers[FZ_FORGED].in_base;
+    pthread_mutex_unlock(&ofi.lock);
+  }
   for (int r = 0; r < FZ_RECORDS && n > 0; r++) {
     unsigned ctl = in[0];
     size_t plen = n - 1;
@@ -261,7 +390,7 @@ void fz_one(const uint8_t *in, size_t n)
       live_get(&live);
     size_t len = fz_shape(ctl, in, plen, &live, (unsigned char *)pkt,
                           ofi.buf_size);
-    if (ofi_test_arrival(pkt, len) == 0)
+    if (ofi_test_arrival(pkt, len, (ctl & FZ_CTL_DIRECT) != 0) == 0)
       runs++;
     in += plen;
     n -= plen;
@@ -297,22 +426,100 @@ static int await(lapi_cntr_t *c, int want, const char *step)
   return await_s(c, want, step, WAIT_S);
 }
 
-/* Task 1: is task 0 declared gone? (then nothing from it is heard) */
-static int peer_gone(char *why, size_t len)
+/* Is task t declared gone here? (then nothing from it is heard) */
+static int peer_gone(uint t, char *why, size_t len)
 {
   pthread_mutex_lock(&ofi.lock);
-  int failed = ofi.peers[0].failed;
-  snprintf(why, len, "%s", ofi.peers[0].fail_why);
+  int failed = ofi.peers[t].failed;
+  snprintf(why, len, "%s", ofi.peers[t].fail_why);
   pthread_mutex_unlock(&ofi.lock);
   return failed;
 }
 
+/* The packets this task dropped as bad; drop: by class. */
+static uint64_t dropped(uint64_t drop[OFI_BAD_N])
+{
+  uint64_t inj[OFI_BAD_N], bad = 0;
+  ofi_fault_counts(inj, drop);
+  for (int c = 0; c < OFI_BAD_N; c++)
+    bad += drop[c];
+  return bad;
+}
+
+/* The job's end: ot_finish, or with 3 tasks (task 2 gone) a Gfence that
+ * must fail at once, then LAPI_Term. */
+static int finish(void)
+{
+  if (sandbox_mr) {
+    pthread_mutex_lock(&ofi.lock);
+    ofi_mr_close(sandbox_mr);
+    sandbox_mr = NULL;
+    pthread_mutex_unlock(&ofi.lock);
+  }
+  if (ot.n == 2)
+    return ot_finish("fuzz_wire");
+  double t0 = ot_now_s();
+  int rc = LAPI_Gfence(ot.h);
+  OT_CHECK(rc == LAPI_ERR_TIMEOUT, "the last LAPI_Gfence returned %d, not "
+           "LAPI_ERR_TIMEOUT (task %d is gone)", rc, FZ_FORGED);
+  OT_CHECK(ot_now_s() - t0 < WAIT_S, "the last LAPI_Gfence took %.1f s",
+           ot_now_s() - t0);
+  OT_OK(LAPI_Term(ot.h));
+  int bad = __atomic_load_n(&ot.failures, __ATOMIC_SEQ_CST);
+  printf("fuzz_wire task %d of 3: %s\n", ot.me, bad ? "FAIL" : "PASS");
+  fflush(stdout);
+  return bad ? 1 : 0;
+}
+
+/* Task 2: serves until task 0 says leave, then leaves (fuzz_wire.h). */
+static int serve_forged(int run_s)
+{
+  int told = await_s(&leave_cntr, 1, "task 2: task 0's word to leave",
+                     run_s) == 0;
+  char why[128];
+  for (uint t = 0; t < 2; t++)
+    if (peer_gone(t, why, sizeof why))
+      OT_CHECK(0, "task 2 declared task %u gone (%s)", t, why);
+  uint64_t drop[OFI_BAD_N];
+  dropped(drop);
+  /* Task 1 acknowledged numbers task 2 never used: from then on every
+   * packet of task 1's is dropped here (and there were some: PONGs,
+   * ACKs, NAKs, answers to forged GETs and RTSs). */
+  if (fz_strict && told && leave_msg.forged_done > 0)
+    OT_CHECK(drop[OFI_BAD_ACK] > 0, "task 1 completed %u no-FIN messages of "
+             "task 2's, and task 2 dropped none of its packets",
+             leave_msg.forged_done);
+  int bad = __atomic_load_n(&ot.failures, __ATOMIC_SEQ_CST);
+  printf("fuzz_wire task 2 of 3: %s (task 1 completed %u no-FIN messages "
+         "it claimed; %llu of task 1's packets dropped, BAD_ACK); leaves "
+         "without LAPI_Term\n", bad ? "FAIL" : "PASS", leave_msg.forged_done,
+         (unsigned long long)drop[OFI_BAD_ACK]);
+  fflush(stdout);
+  fflush(stderr);
+  _exit(bad ? 1 : 0);
+}
+
 int fz_serve(int run_s)
 {
+  if (ot.me == FZ_FORGED)
+    return serve_forged(run_s);
   if (await_s(&over_cntr, 1, "task 0: task 1's end of the run", run_s) == 0) {
     static unsigned char am_data[CHECK_LEN], put_data[PUT_LEN];
     lapi_cntr_t done;
     LAPI_Setcntr(ot.h, &done, 0);
+    if (ot.n == 3) {
+      /* task 2 leaves; known gone here (the job's exchange says so)
+       * before the final check */
+      char why[128];
+      OT_OK(LAPI_Amsend(ot.h, FZ_FORGED, (void *)(uintptr_t)FZ_HDL_LEAVE,
+                        &over_msg, sizeof over_msg, NULL, 0,
+                        peer_leave_cntr[FZ_FORGED], NULL, NULL));
+      double end = ot_now_s() + WAIT_S;
+      while (!peer_gone(FZ_FORGED, why, sizeof why) && ot_now_s() < end)
+        usleep(1000);
+      OT_CHECK(peer_gone(FZ_FORGED, why, sizeof why),
+               "task 0: task 2 not known gone after %d s", WAIT_S);
+    }
     ot_fill(am_data, sizeof am_data, CHECK_SEED);
     ot_fill(put_data, sizeof put_data, PUT_SEED);
     OT_OK(LAPI_Amsend(ot.h, 1, (void *)(uintptr_t)FZ_HDL_CHECK, NULL, 0,
@@ -321,9 +528,9 @@ int fz_serve(int run_s)
     OT_OK(LAPI_Put(ot.h, 1, sizeof put_data, peer_put_box[1], put_data,
                    peer_put_cntr[1], NULL, &done));
     await(&done, 2, "task 0: the final Amsend and Put completing");
-    printf("fuzz_wire task 0: task 1 ran %d packets\n", over_inputs);
+    printf("fuzz_wire task 0: task 1 ran %d packets\n", over_msg.runs);
   }
-  return ot_finish("fuzz_wire");
+  return finish();
 }
 
 int fz_finish(void)
@@ -332,10 +539,19 @@ int fz_finish(void)
   lapi_cntr_t sent;
   LAPI_Setcntr(ot.h, &sent, 0);
   sweep();
-  int n = (int)runs;
-  OT_OK(LAPI_Amsend(ot.h, 0, (void *)(uintptr_t)FZ_HDL_OVER, &n, sizeof n,
-                    NULL, 0, peer_over_cntr[0],
-                    NULL, &sent));
+  struct over_msg m = {(int)runs, 0};
+  if (fz_env.third) {
+    pthread_mutex_lock(&ofi.lock);
+    barrier_back();
+    pthread_mutex_unlock(&ofi.lock);
+    m.forged_done = forged_done();
+    /* before task 2 leaves: the inputs claimed it, it never left */
+    if (peer_gone(FZ_FORGED, why, sizeof why))
+      OT_CHECK(0, "the inputs made task 1 declare task 2 gone (%s): it "
+               "served throughout", why);
+  }
+  OT_OK(LAPI_Amsend(ot.h, 0, (void *)(uintptr_t)FZ_HDL_OVER, &m, sizeof m,
+                    NULL, 0, peer_over_cntr[0], NULL, &sent));
   int ok = await(&sent, 1, "task 1: the end-of-run Amsend completing") == 0;
   ok = ok && await(&check_cntr, 1, "task 1: the final Amsend from task 0") == 0;
   ok = ok && await(&put_cntr, 1, "task 1: the final Put from task 0") == 0;
@@ -345,18 +561,25 @@ int fz_finish(void)
     OT_CHECK(ot_verify(put_box, PUT_LEN, PUT_SEED) == PUT_LEN,
              "final Put: wrong bytes");
   }
-  if (peer_gone(why, sizeof why))
+  if (peer_gone(0, why, sizeof why))
     OT_CHECK(0, "the inputs made task 1 declare task 0 gone (%s): the "
              "harness must not forge that (fuzz_shape.c)", why);
-  uint64_t inj[OFI_BAD_N], drop[OFI_BAD_N], bad = 0;
-  ofi_fault_counts(inj, drop);
-  for (int c = 0; c < OFI_BAD_N; c++)
-    bad += drop[c];
+  uint64_t drop[OFI_BAD_N], bad = dropped(drop);
   OT_CHECK(bad > 0, "no input was counted as bad");
+  pthread_mutex_lock(&ofi.lock);
+  uint64_t direct = ofi.st.direct;
+  pthread_mutex_unlock(&ofi.lock);
+  if (fz_strict && fz_env.third) {
+    /* what the 3-task job is for, reached by the seeds at least */
+    OT_CHECK(m.forged_done > 0, "no no-FIN message of task 2's completed");
+    OT_CHECK(direct > 0, "no SHORT was delivered directly");
+    OT_CHECK(bar_broken > 0, "no BARRIER broke task 1's barrier");
+  }
   printf("fuzz_wire task 1: %ld packets run, %llu dropped as bad (magic %llu "
          "len %llu short %llu type %llu hndl %llu ack %llu stale %llu rts "
-         "%llu other %llu), %d AM and %d AMV handler calls, %d errors "
-         "reported\n", runs, (unsigned long long)bad,
+         "%llu other %llu), %d AM and %d AMV handler calls, %llu SHORTs "
+         "delivered directly, %d errors reported\n", runs,
+         (unsigned long long)bad,
          (unsigned long long)drop[OFI_BAD_MAGIC],
          (unsigned long long)drop[OFI_BAD_LEN],
          (unsigned long long)drop[OFI_BAD_SHORT],
@@ -366,7 +589,11 @@ int fz_finish(void)
          (unsigned long long)drop[OFI_BAD_STALE],
          (unsigned long long)drop[OFI_BAD_RTS],
          (unsigned long long)drop[OFI_BAD_OTHER], am_calls, amv_calls,
+         (unsigned long long)direct,
          __atomic_load_n(&errs, __ATOMIC_RELAXED));
+  if (fz_env.third)
+    printf("fuzz_wire task 1: %u no-FIN messages of task 2's completed, %ld "
+           "inputs broke the barrier\n", m.forged_done, bar_broken);
   fflush(stdout);
-  return ot_finish("fuzz_wire");
+  return finish();
 }

@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 {
   const char *lim = getenv("FUZZ_LIMIT_S"); /* the campaign and its end */
   int limit = lim ? atoi(lim) : 3600;
-  if (fz_start(limit) == 0)
+  if (fz_start(limit) != 1)
     return fz_serve(limit);
   /* libFuzzer times inputs with SIGALRM (-timeout) and leaves a handler
    * it finds in place: task 1's alarm is its, not ofi_test.h's */

@@ -134,7 +134,8 @@ static void mutate(struct input *in)
 
 int main(int argc, char **argv)
 {
-  if (fz_start(90) == 0)
+  fz_strict = 1;
+  if (fz_start(90) != 1)
     return fz_serve(60);
   load(argc > 1 ? argv[1] : "corpus");
   const char *it = getenv("FUZZ_ITERS"), *sd = getenv("FUZZ_SEED");

@@ -392,6 +392,54 @@ int main(int argc, char **argv)
       emit_recs("multi_get_fin_list");
     }
   }
+  /* For the 3-task job (fuzz_wire.h): task 2's no-FIN numbers inside
+   * task 1's window (16 is the window's first after the shaping), its
+   * BARRIERs.  The 2-task job shapes them by task 0's rules. */
+  for (int k = 0; k < 3; k++) {
+    hdr(OFI_M_SHORT);
+    struct ofi_short *s = (struct ofi_short *)pkt;
+    ((struct ofi_hdr *)pkt)->id = 16;
+    s->hdr_hdl = 1;
+    s->tgt_cntr = 1;
+    s->uhdr_len = k == 2 ? 24 : 8;
+    s->flags = OFI_RTS_NO_FIN;
+    static const char *names[] = {"window_short", "window_short_direct",
+                                  "window_short_direct_uhdr"};
+    unsigned ctl = k ? FZ_CTL_DIRECT : 0;
+    rec(ctl, sizeof *s + ofi_align8(s->uhdr_len) + 40 * (size_t)k, 0);
+    emit_recs(names[k]);
+  }
+  /* three SHORTs out of order (the window's base last), taken directly */
+  for (int k = 0; k < 3; k++) {
+    hdr(OFI_M_SHORT);
+    struct ofi_short *s = (struct ofi_short *)pkt;
+    ((struct ofi_hdr *)pkt)->id = (uint64_t)(k == 2 ? 16 : 18 - k);
+    s->hdr_hdl = 1;
+    s->uhdr_len = 8;
+    s->flags = OFI_RTS_NO_FIN;
+    rec(FZ_CTL_DIRECT, sizeof *s + 8 + 16, k < 2);
+  }
+  emit_recs("multi_window_shorts");
+  {
+    size_t n = rts_build(OFI_K_AM, OFI_MODE_EAGER, 0, 0, 8, NULL, 0, 32,
+                         OFI_RTS_NO_FIN);
+    ((struct ofi_rts *)pkt)->seq = 16;
+    emit("window_rts_nofin", n);
+    dl = desc_iov(d, LAPI_GEN_IOVECTOR, 1, 100);
+    n = rts_build(OFI_K_PUT, OFI_MODE_EAGER, 0, 0, 0, d, dl, 100,
+                  OFI_RTS_NO_FIN);
+    ((struct ofi_rts *)pkt)->seq = 17;
+    emit("window_rts_put_nofin", n);
+  }
+  hdr(OFI_M_ACK_REQ);
+  ((struct ofi_hdr *)pkt)->id = OFI_NOFIN_WINDOW + 5; /* 5 ahead */
+  emit("window_ack_req", sizeof(struct ofi_hdr));
+  hdr(OFI_M_BARRIER);
+  ((struct ofi_hdr *)pkt)->id = 1 << 8 | 0x80; /* task 1's next: FAIL */
+  emit("barrier_fail", sizeof(struct ofi_hdr));
+  hdr(OFI_M_BARRIER);
+  ((struct ofi_hdr *)pkt)->id = 1 << 8 | 1; /* task 1's next: round 1 */
+  emit("barrier_round", sizeof(struct ofi_hdr));
   /* one with a raw header (control byte 1) */
   hdr(OFI_M_FIN);
   ((struct ofi_hdr *)pkt)->magic = 0x12345678;

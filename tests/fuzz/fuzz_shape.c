@@ -37,6 +37,23 @@
  * And a BARRIER says no FAIL and names no barrier task 1 is in or may
  * enter next: those would break or pass its real LAPI_Gfence (the final
  * check's) as task 0's own would.
+ *
+ * In a 3-task job the inputs claim task 2 (FZ_FORGED), which sends
+ * nothing during the run, and those rules fall away for it: a no-FIN
+ * number lands mostly inside task 1's window of task 2's numbers (a few
+ * fall just behind or past it), an ACK_REQ asks for any number near it,
+ * and a BARRIER names the barrier before task 1's, its own, the next or
+ * the one after, any round, FAIL or not.  Task 1 then acknowledges
+ * numbers task 2 never used, and task 2 drops its packets (BAD_ACK):
+ * the right outcome, which the job's end is built around (fuzz_wire.h);
+ * the harness puts task 1's barrier state back before every input.  A
+ * header left raw that says task 0 keeps task 0's rules.
+ *
+ * Without CMA (tcp) a segment of the sender's memory is read or written
+ * by RMA with the key it carries: like its address, the key is made the
+ * sender's real one (its sandbox's registration).  A made-up key is what
+ * no origin sends: tcp;ofi_rxm tears the connection down on it, and task
+ * 1 would rightly declare the sender gone.
  */
 #include <string.h>
 
@@ -134,6 +151,36 @@ static uint32_t nofin_outside(uint32_t seq)
   return fz_env.nofin_base + OFI_NOFIN_WINDOW + (seq & 0xffff);
 }
 
+/* Does the packet claim the task whose numbers the input may use? */
+static int forged(const struct ofi_hdr *hd)
+{
+  return fz_env.third && hd->src == FZ_FORGED;
+}
+
+/* The claimed sender as task 1 knows it (task 0's for any other). */
+static const struct fz_peer *sender(const struct ofi_hdr *hd)
+{
+  return &fz_env.peer[forged(hd) ? FZ_FORGED : 0];
+}
+
+/* A no-FIN number: task FZ_FORGED's near task 1's window of them, mostly
+ * inside; task 0's outside it. */
+static uint32_t nofin_number(const struct ofi_hdr *hd, uint32_t seq)
+{
+  if (!forged(hd))
+    return nofin_outside(seq);
+  return fz_env.forged_base - 16 + (seq & 0xffff) % (OFI_NOFIN_WINDOW + 32);
+}
+
+/* A segment of the sender's memory: into its sandbox, with its key where
+ * the key is used. */
+static void seg_sandbox(unsigned char *p, const struct fz_peer *from)
+{
+  clamp_at(p, from->sb);
+  if (fz_env.keys)
+    put64(p + 16, from->rkey);
+}
+
 /* The tag fuzz_job.c's Amsendv handler reads the origin's shape from. */
 #define FZ_TAG 0x465a5654u /* "TVZF" */
 
@@ -144,12 +191,12 @@ static void shape_rts(unsigned char *p, size_t len)
   r->hdr_hdl = hdl_index(r->hdr_hdl, r->shape != 0);
   r->tgt_cntr = cntr_addr(r->tgt_cntr);
   if (r->flags & OFI_RTS_NO_FIN)
-    r->seq = nofin_outside(r->seq);
-  /* segments of task 0's memory, read by RMA */
+    r->seq = nofin_number(&r->h, r->seq);
+  /* segments of the sender's memory, read by RMA */
   uint64_t at = sizeof *r;
   for (uint64_t i = 0; i < r->nseg && at + sizeof(struct ofi_seg) <= len;
        i++, at += sizeof(struct ofi_seg))
-    clamp_at(p + at, fz_env.sb0);
+    seg_sandbox(p + at, sender(&r->h));
   if ((uint64_t)r->nseg * sizeof(struct ofi_seg) > len)
     return;
   at = sizeof *r + (uint64_t)r->nseg * sizeof(struct ofi_seg);
@@ -182,15 +229,18 @@ static void shape_get(unsigned char *p, size_t len)
   }
   if ((g->flags & OFI_GET_WRITE) && at <= len &&
       sizeof(struct ofi_seg) <= len - at) {
-    /* task 0's buffer, written with data_len bytes */
+    /* the sender's buffer, written with data_len bytes */
+    const struct fz_peer *from = sender(&g->h);
     struct ofi_seg s;
     memcpy(&s, p + at, sizeof s);
     if (g->data_len > FZ_SANDBOX)
       g->data_len %= FZ_SANDBOX + 1;
     uint64_t span = s.len > g->data_len ? s.len : g->data_len;
-    clamp(fz_env.sb0, &s.addr, &span);
+    clamp(from->sb, &s.addr, &span);
     if (s.len > span)
       s.len = span;
+    if (fz_env.keys)
+      s.key = from->rkey;
     memcpy(p + at, &s, sizeof s);
   }
 }
@@ -238,14 +288,15 @@ size_t fz_shape(unsigned ctl, const uint8_t *pkt, size_t n,
   if (!(ctl & FZ_CTL_RAW_HDR)) {
     hd->magic = OFI_WIRE_MAGIC;
     hd->len = (uint32_t)len;
-    hd->src = 0;
+    hd->src = fz_env.third ? FZ_FORGED : 0;
     hd->src_local = 0;
     hd->hndl = fz_env.key;
     hd->type = (uint8_t)(hd->type % (OFI_M_LAST + 1)); /* 0, LAST: none */
   }
   if (!(ctl & FZ_CTL_RAW_ACK)) {
-    hd->ack_done = fz_env.ack_done;
-    hd->ack_seq = fz_env.ack_seq;
+    /* (task 1 sends task FZ_FORGED no no-FIN message: 0 and 0) */
+    hd->ack_done = forged(hd) ? 0 : fz_env.ack_done;
+    hd->ack_seq = forged(hd) ? 0 : fz_env.ack_seq;
   }
   size_t need = ofi_pkt_min(hd->type);
   if (need == 0 || len < need)
@@ -256,25 +307,39 @@ size_t fz_shape(unsigned ctl, const uint8_t *pkt, size_t n,
   case OFI_M_RTS: shape_rts(out, len); break;
   case OFI_M_SHORT: {
     struct ofi_short *s = (struct ofi_short *)out;
-    s->h.id = nofin_outside((uint32_t)s->h.id); /* module 0 */
+    s->h.id = nofin_number(hd, (uint32_t)s->h.id); /* module 0 */
     s->hdr_hdl = hdl_index(s->hdr_hdl, 0);
     s->tgt_cntr = cntr_addr(s->tgt_cntr);
     break;
   }
   case OFI_M_ACK_REQ: {
-    /* behind task 0's count (answered at once), or past the window */
+    /* behind task 0's count (answered at once), or past the window;
+     * task FZ_FORGED's: anywhere near the window */
     uint64_t id = hd->id;
-    hd->id = id & 1 ? (uint32_t)(fz_env.nofin_base + OFI_NOFIN_WINDOW + 1 +
-                                 (uint32_t)(id >> 1 & 0xffff))
-                    : (uint32_t)(fz_env.nofin_base - (uint32_t)(id >> 1 & 0xff));
+    if (forged(hd))
+      hd->id = fz_env.forged_base - OFI_NOFIN_WINDOW +
+               (uint32_t)(id % (3 * OFI_NOFIN_WINDOW));
+    else
+      hd->id = id & 1 ? (uint32_t)(fz_env.nofin_base + OFI_NOFIN_WINDOW + 1 +
+                                   (uint32_t)(id >> 1 & 0xffff))
+                      : (uint32_t)(fz_env.nofin_base -
+                                   (uint32_t)(id >> 1 & 0xff));
     if (id >> 32) /* (an id past 32 bits is dropped as such) */
       hd->id |= id & ~(uint64_t)UINT32_MAX;
     break;
   }
   case OFI_M_BARRIER: {
-    /* number << 8 | round: the round and flag bits stay but FAIL */
-    uint64_t seq = fz_env.bar_seq + 2 + (hd->id >> 8 & 0xffff);
-    hd->id = seq << 8 | (hd->id & 0x7f);
+    /* number << 8 | round: the round and flag bits stay but FAIL; task
+     * FZ_FORGED's: FAIL too, and the number one of task 1's next four,
+     * from the one before its next */
+    uint64_t seq;
+    if (forged(hd)) {
+      seq = (uint32_t)(fz_env.bar_seq - 1 + (hd->id >> 8 & 3));
+      hd->id = seq << 8 | (hd->id & 0xff);
+    } else {
+      seq = fz_env.bar_seq + 2 + (hd->id >> 8 & 0xffff);
+      hd->id = seq << 8 | (hd->id & 0x7f);
+    }
     break;
   }
   case OFI_M_GET: shape_get(out, len); break;
@@ -289,10 +354,10 @@ size_t fz_shape(unsigned ctl, const uint8_t *pkt, size_t n,
     struct ofi_data *d = (struct ofi_data *)out;
     if ((d->flags & OFI_DATA_REF) &&
         len >= sizeof *d + sizeof(struct ofi_data_ref)) {
-      /* a reference names task 0's stage arena: its process */
+      /* a reference names the sender's stage arena: its process */
       struct ofi_data_ref r;
       memcpy(&r, d + 1, sizeof r);
-      r.pid = fz_env.pid0;
+      r.pid = sender(hd)->pid;
       memcpy(d + 1, &r, sizeof r);
     }
     break;

@@ -819,8 +819,11 @@ void ofi_kick(void);
  * buffer; a few such buffers become posted receives).  Nothing of it is
  * trusted, as with any arrival.  Takes ofi.lock; 0 once run, -1 if it
  * could not be (transport down, longer than a receive buffer, provider
- * with FI_MR_LOCAL, no memory).  The real path never calls it. */
-int ofi_test_arrival(const void *pkt, size_t len);
+ * with FI_MR_LOCAL, no memory).  The real path never calls it.  With
+ * direct, the arrival is read as a tight poller's pass reads one
+ * (ofi_direct_armed): a SHORT may be delivered by the caller itself,
+ * after the lock (ofi_direct.c). */
+int ofi_test_arrival(const void *pkt, size_t len, int direct);
 void ofi_peer_fail(uint peer, int code, const char *why);
 /* Declare gone the peers whose sends failed (never from inside a send:
  * its callers hold transfers the sweep would free). */
