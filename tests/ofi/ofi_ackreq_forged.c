@@ -60,7 +60,7 @@ static uint32_t forge_ack_req(uint32_t ahead)
   hd.src = 0;
   hd.ack_done = hd.ack_seq = ofi.peers[0].nf_acked;
   pthread_mutex_unlock(&ofi.lock);
-  OT_CHECK(ofi_test_arrival(&hd, sizeof hd) == 0, "the forged ACK_REQ "
+  OT_CHECK(ofi_test_arrival(&hd, sizeof hd, 0) == 0, "the forged ACK_REQ "
            "could not be run");
   return base;
 }
