@@ -29,11 +29,12 @@
  * numbers.  A number inside it would be as valid as a real one: task 1
  * would count it and acknowledge to task 0 messages task 0 never sent,
  * and task 0 would drop task 1's every packet from then on (BAD_ACK),
- * rightly.  The fault hook (ofi_fault.c) follows the same rule.  For
- * the same reason an ACK_REQ asks for no number task 0 has not sent:
- * one inside the window but ahead of task 0's count would be kept as the
- * number to answer at, and task 0's real requests for fewer would wait
- * for its ASK (a ping interval, TIMEOUT/4) before their counts came.
+ * rightly.  The fault hook (ofi_fault.c) follows the same rule.  An
+ * ACK_REQ asks for any number near the window: one ahead of task 0's
+ * count is answered once that count is reached, and task 0's real
+ * requests for fewer are answered at theirs (ofi_on_ack_req; until
+ * session 17 the forged number alone was kept, and they waited for task
+ * 0's ASK, a ping interval later: tests/ofi/ofi_ackreq_forged.c).
  * And a BARRIER says no FAIL and names no barrier task 1 is in or may
  * enter next: those would break or pass its real LAPI_Gfence (the final
  * check's) as task 0's own would.
@@ -313,17 +314,11 @@ size_t fz_shape(unsigned ctl, const uint8_t *pkt, size_t n,
     break;
   }
   case OFI_M_ACK_REQ: {
-    /* behind task 0's count (answered at once), or past the window;
-     * task FZ_FORGED's: anywhere near the window */
+    /* anywhere near the window of the sender's numbers: behind its
+     * count (answered at once), inside, or past (dropped) */
     uint64_t id = hd->id;
-    if (forged(hd))
-      hd->id = fz_env.forged_base - OFI_NOFIN_WINDOW +
-               (uint32_t)(id % (3 * OFI_NOFIN_WINDOW));
-    else
-      hd->id = id & 1 ? (uint32_t)(fz_env.nofin_base + OFI_NOFIN_WINDOW + 1 +
-                                   (uint32_t)(id >> 1 & 0xffff))
-                      : (uint32_t)(fz_env.nofin_base -
-                                   (uint32_t)(id >> 1 & 0xff));
+    uint32_t base = forged(hd) ? fz_env.forged_base : fz_env.nofin_base;
+    hd->id = base - OFI_NOFIN_WINDOW + (uint32_t)(id % (3 * OFI_NOFIN_WINDOW));
     if (id >> 32) /* (an id past 32 bits is dropped as such) */
       hd->id |= id & ~(uint64_t)UINT32_MAX;
     break;
