@@ -20,6 +20,11 @@
  * error, within TIMEOUT and bounds, not a hang), the next one at once,
  * and LAPI_Term must still work.
  *
+ * Before the rounds each task runs (ofi_test_arrival) two BARRIERs
+ * marked FAIL as if from the next task, naming barriers two before and
+ * two after its own: no CG is ever that far from another, so they are
+ * stale (counted) and must break nothing: the rounds' Gfences succeed.
+ *
  * White box: every Gfence of the rounds must have sent one BARRIER per
  * round of the dissemination (ceil(log2 N)), so a barrier that fell back
  * to the job's exchange (correct, 100x slower) fails the test too.
@@ -105,6 +110,37 @@ static void rounds(long n_rounds)
     free(tabs[k]);
 }
 
+/* FAILs of barriers no CG can be in, as if from the next task. */
+static void stale_fails(void)
+{
+  if (ot.n < 2)
+    return;
+  OT_OK(LAPI_Gfence(ot.h));
+  pthread_mutex_lock(&ofi.lock);
+  uint32_t seq = ofi.bar[ot.h].seq;
+  uint64_t stale0 = ofi.st.stale_pkts;
+  uint32_t acked = ofi.peers[ot.tgt].nf_acked;
+  pthread_mutex_unlock(&ofi.lock);
+  for (int k = 0; k < 2; k++) {
+    struct ofi_hdr hd;
+    uint32_t s = k ? seq + 2 : seq - 2;
+    ofi_hdr_init(&hd, OFI_M_BARRIER, lapi_hndl_key(0, ot.h),
+                 (uint64_t)s << 8 | 0x80, sizeof hd);
+    hd.src = (uint32_t)ot.tgt;
+    hd.ack_done = hd.ack_seq = acked;
+    OT_CHECK(ofi_test_arrival(&hd, sizeof hd, 0) == 0, "a forged FAIL "
+             "could not be run");
+  }
+  pthread_mutex_lock(&ofi.lock);
+  uint64_t stale = ofi.st.stale_pkts - stale0;
+  uint broken = ofi.bar[ot.h].broken;
+  pthread_mutex_unlock(&ofi.lock);
+  OT_CHECK(stale == 2 && broken == 0, "FAILs of barriers %u and %u (ours "
+           "%u): %llu counted stale, barrier broken by %u: want 2 and "
+           "none", seq - 2, seq + 2, seq, (unsigned long long)stale,
+           broken);
+}
+
 static void killed(void)
 {
   if (ot.n < 3 || ot.n > MAX_TASKS) {
@@ -151,6 +187,7 @@ int main(int argc, char **argv)
   }
   if (kill_mode)
     killed();
+  stale_fails();
   rounds(argc > 1 ? atol(argv[1]) : 400);
   return ot_finish("ofi_gfence");
 }

@@ -147,6 +147,15 @@ void ofi_on_barrier(const struct ofi_hdr *hd)
   struct ofi_barrier *b = &ofi.bar[hv];
   uint32_t seq = (uint32_t)(hd->id >> 8);
   if (hd->id & BAR_FAIL) {
+    /* Its sender gave up in barrier seq: ours, the one we just left
+     * (it did not), or the next (it left ours first).  No CG is more
+     * than one barrier from another: any other number is stale, or not
+     * its sender's, and breaks nothing. */
+    uint32_t d = seq - b->seq;
+    if (d != 0 && d != 1 && d != UINT32_MAX) {
+      ofi.st.stale_pkts++;
+      return;
+    }
     LAPI_LOG(LAPI_LOG_INFO, "ofi: task %u says the barrier of handle %u "
              "failed there", hd->src * ofi.tpc, (unsigned)hv);
     break_by(hv, hd->src, 1);
