@@ -519,7 +519,7 @@ struct ofi_peer {
   int ref_off;               /* we cannot map its arena: no OFI_PULL_REF */
   unsigned char *arena;      /* its stage arena, mapped read-only */
   size_t arena_len;
-  uint32_t arena_pid, arena_fd;
+  uint32_t arena_fd;         /* its fd there (in process pid, below) */
   char fail_why[96];
 
   /* No-FIN messages we sent it (ofi_ack.c); counts modulo 2^32. */

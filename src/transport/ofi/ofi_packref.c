@@ -218,13 +218,13 @@ static int mark_landed(struct ofi_xfer *x, uint32_t seq)
 /* 1 if r may name peer p's stage arena: the one we mapped, or before
  * that a file that is one (arena_make's memfd, seen through /proc), or
  * anything while references from p are off (nothing is opened then).
- * A source keeps one arena for its endpoint's life, and its pid was
- * checked (ofi_ref_trusted): another fd of it is another of its files,
- * whose bytes would land as the chunk's. */
+ * Its pid is p's own (ofi_ref_trusted), and a source keeps one arena for
+ * its endpoint's life: another fd is another of its files, whose bytes
+ * would land as the chunk's. */
 static int names_arena(const struct ofi_peer *p, const struct ofi_data_ref *r)
 {
   if (p->arena)
-    return p->arena_pid == r->pid && p->arena_fd == r->fd;
+    return p->arena_fd == r->fd;
   if (p->ref_off)
     return 1;
   static const char name[] = "/memfd:lapi-stage";
@@ -262,7 +262,6 @@ static const unsigned char *peer_arena(uint peer,
     return NULL;
   p->arena = m;
   p->arena_len = (size_t)st.st_size;
-  p->arena_pid = r->pid;
   p->arena_fd = r->fd;
   return p->arena;
 }
