@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bulk_copy.h"
 #include "crts_dma.h"
 
 int crts_dma_shape_init(const char *call, struct crts_dma_shape *s, int len,
@@ -165,9 +166,9 @@ void crts_dma_copy(void *ldm, void *mem, const struct crts_dma_shape *s,
   while (left > 0) {
     size_t n = left < block ? left : block;
     if (dir == CRTS_DMA_TO_LDM)
-      memcpy(l, m, n);
+      bulk_copy(l, m, n);
     else
-      memcpy(m, l, n);
+      bulk_copy(m, l, n);
     left -= n;
     if (left == 0)
       break;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bulk_copy.h"
 #include "crts_engine.h"
 
 /*
@@ -343,9 +344,9 @@ static void run_cmd(const struct crts_engine_cmd *c)
                     c->kind == CRTS_STAT_MPE_COPY;
   for (size_t i = 0; i < n; i++) {
     if (may_overlap)
-      memmove(d, s, b);
+      bulk_move(d, s, b);
     else
-      memcpy(d, s, b);
+      bulk_copy(d, s, b);
     d += c->dpitch;
     s += c->spitch;
   }

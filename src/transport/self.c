@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "am/lapi_am.h"
+#include "bulk_copy.h"
 #include "vec/lapi_vec.h"
 
 #define SELF_MAX_PKT 65536
@@ -51,7 +52,7 @@ static void self_am_run(struct lapi_item *it)
     if (s->org_vec)
       moved = lapi_vec_copy(s->org_vec, d.vec);
     else
-      memmove(d.buf, s->udata, moved = d.bytes);
+      bulk_move(d.buf, s->udata, moved = d.bytes);
   }
   if (d.action != LAPI_AM_FAILED)
     lapi_am_stat_recv(s->h, LAPI_TP_SELF, moved);
@@ -140,7 +141,7 @@ static int self_put(struct lapi_hndl *h, const struct lapi_tp_rma *op)
     moved = lapi_vec_copy(op->org_vec, op->tgt_vec);
   } else {
     if (op->len) /* a zero-byte Put may name NULL buffers */
-      memmove(lapi_addr_ptr(op->tgt_addr), op->org_addr, op->len);
+      bulk_move(lapi_addr_ptr(op->tgt_addr), op->org_addr, op->len);
     moved = op->len;
   }
   lapi_am_stat_recv(h, LAPI_TP_SELF, moved);
@@ -165,7 +166,7 @@ static int self_get(struct lapi_hndl *h, const struct lapi_tp_rma *op)
     moved = lapi_vec_copy(op->tgt_vec, op->org_vec);
   } else {
     if (op->len)
-      memmove(op->org_addr, lapi_addr_ptr(op->tgt_addr), op->len);
+      bulk_move(op->org_addr, lapi_addr_ptr(op->tgt_addr), op->len);
     moved = op->len;
   }
   lapi_am_stat_recv(h, LAPI_TP_SELF, moved);

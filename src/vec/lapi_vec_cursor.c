@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "bulk_copy.h"
 #include "vec/lapi_vec.h"
 
 static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
@@ -124,9 +125,9 @@ int lapi_vec_walk_next(struct lapi_vec_walk *w, size_t max, void **addr,
 #define STRIDE_LOOP(BLK)                                                  \
   for (size_t i = 0; i < nb; i++, mem += pitch, flat += (BLK)) {          \
     if (out)                                                              \
-      memcpy(flat, mem, (BLK));                                           \
+      bulk_copy(flat, mem, (BLK));                                        \
     else                                                                  \
-      memcpy(mem, flat, (BLK));                                           \
+      bulk_copy(mem, flat, (BLK));                                        \
   }
 
 static size_t stride_blocks(struct lapi_vec_walk *w, char *flat, size_t len,
@@ -168,7 +169,7 @@ size_t lapi_vec_walk_pack(struct lapi_vec_walk *w, void *buf, size_t len)
     done += stride_blocks(w, out + done, len - done, 1);
     if (!lapi_vec_walk_next(w, len - done, &p, &n))
       break;
-    memcpy(out + done, p, n);
+    bulk_copy(out + done, p, n);
     done += n;
   }
   return done;
@@ -184,7 +185,7 @@ size_t lapi_vec_walk_unpack(struct lapi_vec_walk *w, const void *buf,
     done += stride_blocks(w, (char *)in + done, len - done, 0);
     if (!lapi_vec_walk_next(w, len - done, &p, &n))
       break;
-    memcpy(p, in + done, n);
+    bulk_copy(p, in + done, n);
     done += n;
   }
   return done;
@@ -241,7 +242,7 @@ size_t lapi_vec_copy(const lapi_vec_t *org, const lapi_vec_t *tgt)
   size_t n, done = 0;
   lapi_vec_cursor_init(&c, org, tgt);
   while (lapi_vec_cursor_next(&c, &src, &dst, &n)) {
-    memmove(dst, src, n);
+    bulk_move(dst, src, n);
     done += n;
   }
   return done;

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bulk_copy.h"
 #include "transport/ofi/ofi.h"
 
 /* Largest packet a slot holds (bigger ones take the queue). */
@@ -127,7 +128,7 @@ int ofi_direct_take(const struct ofi_short *s, size_t len)
     end_owed(slot);
   if (__atomic_load_n(&slot->state, __ATOMIC_RELAXED) != SLOT_FREE)
     return 0; /* one at a time (and none while one runs) */
-  memcpy(slot->pkt, s, len);
+  bulk_copy(slot->pkt, s, len);
   slot->len = len;
   slot->h = h;
   slot->gen = ofi.gen;
