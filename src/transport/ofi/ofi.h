@@ -174,6 +174,12 @@ struct ofi_short {
 /* An eager AM or put that the origin forgot once sent: no FIN; the
  * target acknowledges it by count (ofi_ack.c).  id is then unused. */
 #define OFI_RTS_NO_FIN 1u
+/* A PULL-mode AM or put whose whole stream the origin packed into one
+ * stage of its arena (ofi_packref.c): one struct ofi_data_ref follows
+ * the uhdr and the description, and the sink copies the stream from
+ * there instead of pulling it (no system call for a mid-size message
+ * on shm); it pulls as usual if it cannot map the arena. */
+#define OFI_RTS_STAGED 2u
 
 /* GET, id = the origin's transfer.  Followed by desc when inline, and
  * for OFI_GET_WRITE by one ofi_seg at the next 8-byte boundary. */
@@ -463,6 +469,10 @@ struct ofi_xfer {
   struct ofi_stage *staged;  /* SOURCE: chunks packed for the sink to read */
   uint32_t ref_seq;          /* SOURCE: number of the next one */
   int nstaged;
+  int staged_whole;          /* SOURCE: the whole stream is in one stage,
+                                named by sref in the RTS (OFI_RTS_STAGED) */
+  struct ofi_data_ref sref;
+  const unsigned char *p_staged; /* SINK: that stage, mapped; NULL: pull */
   int desc_phase;            /* pulling the description first */
   unsigned char *desc_in;    /* pulled description */
   size_t desc_in_len, desc_got;
@@ -520,6 +530,8 @@ struct ofi_peer {
   unsigned char *arena;      /* its stage arena, mapped read-only */
   size_t arena_len;
   uint32_t arena_fd;         /* its fd there (in process pid, below) */
+  int staged_off;            /* it pulled a staged message: it cannot map
+                                our arena, stage nothing more for it */
   char fail_why[96];
 
   /* No-FIN messages we sent it (ofi_ack.c); counts modulo 2^32. */
@@ -577,6 +589,9 @@ struct ofi_stats {
   uint64_t direct;           /* SHORTs run by their poller (ofi_direct.c) */
   uint64_t ref_chunks;       /* packed chunks copied from the source's
                                 stage (sink side) */
+  uint64_t staged_out;       /* messages sent staged whole (source) */
+  uint64_t staged_in;        /* of them copied from the stage (sink) */
+  uint64_t staged_pulled;    /* staged ones the sink pulled instead */
   uint64_t pull_waits;       /* sinks that waited for the PULL budget */
   long pulls_peak;           /* most PULLs in flight at once (sink) */
   uint64_t batch_pulls;      /* carried DATA PULLs sent (sink side) */
@@ -645,6 +660,9 @@ struct ofi_state {
   int pack_ref;              /* LAPI_OFI_PACK_REF on this provider: 0, 1,
                                 2 (ofi_packref.c) */
   uint32_t pack_stages;      /* chunks in our stage arena */
+  size_t staged_max;         /* LAPI_OFI_STAGED_MAX: a message beyond the
+                                eager limit up to this goes staged whole
+                                (OFI_RTS_STAGED; 0: never) */
   size_t inject_size;
   size_t iov_limit, rma_iov_limit, max_msg;
   uint64_t mr_mode;
@@ -843,6 +861,17 @@ int ofi_ref_trusted(uint peer, const struct ofi_data_ref *r);
  * with the bytes in the packet instead. */
 int ofi_ref_answer(struct ofi_xfer *x, const struct ofi_pull *p);
 void ofi_ref_release_all(struct ofi_xfer *x);  /* source: transfer ends */
+/* Source, choosing x's mode: pack x's whole stream into a stage of our
+ * arena for an OFI_RTS_STAGED RTS (*r filled in); 0, or -1 if it cannot
+ * (too long, no stage free, the peer cannot read our arena). */
+int ofi_ref_stage_whole(struct ofi_xfer *x, struct ofi_data_ref *r);
+/* Sink, at a STAGED RTS's arrival from peer: the staged stream's first
+ * byte (len bytes checked inside the mapped arena), NULL if it must be
+ * pulled instead (the arena cannot be mapped: references from the peer
+ * turn off), or *forged = 1 if r names another process or file than the
+ * peer's arena (drop the RTS as OFI_BAD_REF). */
+const unsigned char *ofi_ref_whole(uint peer, const struct ofi_data_ref *r,
+                                   uint64_t len, int *forged);
 /* Sink: land a REF DATA already checked against the pull; 1 if landed,
  * 0 if the copy failed and the range was asked for again in a packet,
  * -1 if the reference is out of sequence, -2 if it names a file of the

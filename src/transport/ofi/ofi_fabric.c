@@ -194,6 +194,7 @@ static void settings(void)
   ofi.pack_ref = (int)env_size("LAPI_OFI_PACK_REF", 1, 0, 2);
   ofi.pack_stages = (uint32_t)env_size("LAPI_OFI_PACK_STAGES", 256, 1,
                                           OFI_PACK_STAGES_MAX);
+  ofi.staged_max = env_size("LAPI_OFI_STAGED_MAX", 16384, 0, 1u << 30);
   /* SIZE_MAX: not set (read_defaults: 1 MiB over tcp, else 4 MiB) */
   ofi.max_read = env_size("LAPI_OFI_MAX_READ", SIZE_MAX, 4096, 1u << 30);
   /* SIZE_MAX: not set (the provider decides the default) */

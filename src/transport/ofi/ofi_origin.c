@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bulk_copy.h"
 #include "transport/ofi/ofi.h"
 
 /* Freed records kept for reuse (none under ASan: it would miss a use
@@ -402,11 +403,11 @@ static void launch_rts(struct ofi_xfer *x)
   }
   int no_fin = needs_no_fin(x) && ofi_nofin_room(x->peer);
   int soon = !no_fin && acked_soon(x) && ofi_nofin_room(x->peer);
-  int inl = x->desc_len == 0 || rts_room(x, 1) + (x->mode == OFI_MODE_EAGER
-                                                   ? x->data_len : 0) <=
-                                    ofi.buf_size;
-  size_t len = rts_room(x, inl) +
-               (x->mode == OFI_MODE_EAGER ? x->data_len : 0);
+  size_t tail = x->mode == OFI_MODE_EAGER ? x->data_len
+                : x->staged_whole       ? sizeof x->sref
+                                        : 0;
+  int inl = x->desc_len == 0 || rts_room(x, 1) + tail <= ofi.buf_size;
+  size_t len = rts_room(x, inl) + tail;
   struct ofi_rts *r = ofi_pkt_init(b, OFI_M_RTS, ofi_key(x), x->id, len);
   memset((unsigned char *)r + sizeof r->h, 0, sizeof *r - sizeof r->h);
   r->h.src_local = ofi_local(x->h);
@@ -449,6 +450,10 @@ static void launch_rts(struct ofi_xfer *x)
   }
   if (x->mode == OFI_MODE_EAGER && x->data_len)
     lapi_vec_pack(x->src, p, 0, x->data_len);
+  if (x->staged_whole) {
+    r->flags |= OFI_RTS_STAGED;
+    memcpy(p, &x->sref, sizeof x->sref);
+  }
   ofi_send(b, x->peer, x->id);
   if (x->mode == OFI_MODE_EAGER && x->kind == OFI_K_AM)
     am_sent(x, LAPI_SUCCESS); /* packed: the origin buffer is free */
@@ -631,6 +636,14 @@ static void choose_mode(struct ofi_xfer *x)
     x->mode = OFI_MODE_EAGER;
     return;
   }
+  /* Mid-size on shm: staged whole, no system call (ofi_packref.c). */
+  if ((x->kind == OFI_K_AM || x->kind == OFI_K_PUT) &&
+      rts_room(x, 1) + sizeof x->sref <= ofi.buf_size &&
+      ofi_ref_stage_whole(x, &x->sref) == 0) {
+    x->mode = OFI_MODE_PULL;
+    x->staged_whole = 1;
+    return;
+  }
   if (rma_prepare(x) == 0) {
     x->mode = OFI_MODE_RMA;
     /* Read by CMA (ofi.cma, ofi_cma.c) it needs no progress of ours:
@@ -727,7 +740,7 @@ static int am_send_direct(struct lapi_hndl *h, const struct lapi_tp_am *am)
   }
   d += ofi_align8(am->uhdr_len);
   if (am->udata_len)
-    memcpy(d, am->udata, am->udata_len);
+    bulk_copy(d, am->udata, am->udata_len);
   p->credits--; /* back when the target counts it done */
   ofi_send(b, peer, 0);
   /* Outstanding for LAPI_Fence from here (am_counts_outstanding): a
@@ -1088,6 +1101,8 @@ void ofi_on_pull(const struct ofi_pull *p)
     ofi_bad_pkt("PULL outside the stream", p->h.src);
     return;
   }
+  if (x->staged_whole)
+    ofi.peers[x->peer].staged_off = 1; /* it cannot read our arena */
   if (ofi_ref_answer(x, p) == 0)
     return; /* packed into a stage the sink copies from */
   /* One DATA per chunk, each packed just before it is sent. */

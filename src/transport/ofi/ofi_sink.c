@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bulk_copy.h"
 #include "transport/ofi/ofi.h"
 
 #define DESC_MAX ((size_t)1 << 30)
@@ -208,7 +209,7 @@ static void am_copy_in(const struct lapi_am_dest *d,
   if (bytes && d->vec)
     lapi_vec_unpack(d->vec, data, 0, bytes);
   else if (bytes)
-    memcpy(d->buf, data, bytes);
+    bulk_copy(d->buf, data, bytes);
 }
 
 void ofi_am_land(struct lapi_am_msg *m, struct lapi_am_dest *d,
@@ -280,6 +281,17 @@ static void am_header_run(struct lapi_item *it)
     pthread_mutex_unlock(&ofi.lock);
     return;
   }
+  if (x->p_staged) {
+    /* Copied outside ofi.lock, and completed in this same item, as a
+     * read by CMA (am_cma_run): the arena stays mapped until the
+     * endpoint closes, and the origin's stage until our FIN. */
+    ofi.st.staged_in++;
+    pthread_mutex_unlock(&ofi.lock);
+    lapi_vec_unpack(x->dest, x->p_staged, 0, x->want);
+    lapi_am_recv_complete(&x->msg, d);
+    item_finish(x, LAPI_SUCCESS);
+    return;
+  }
   if (am_cma_here(x)) {
     pthread_mutex_unlock(&ofi.lock);
     am_cma_run(x);
@@ -345,6 +357,12 @@ static void start_data(struct ofi_xfer *x)
     finish(x);
     return;
   }
+  if (x->p_staged) {
+    lapi_vec_unpack(x->dest, x->p_staged, 0, x->want);
+    ofi.st.staged_in++;
+    finish(x);
+    return;
+  }
   x->use_rma = x->mode == OFI_MODE_RMA && dest_friendly(x->dest, x->want);
   if (x->use_rma) {
     ofi.st.rma++;
@@ -387,7 +405,7 @@ static void rts_take(const struct ofi_rts *r, const unsigned char *body,
 void ofi_on_rts(const struct ofi_rts *r, size_t len)
 {
   uint src = r->h.src;
-  if (r->flags & ~OFI_RTS_NO_FIN) {
+  if (r->flags & ~(OFI_RTS_NO_FIN | OFI_RTS_STAGED)) {
     ofi_bad_pkt("RTS flags", src);
     return;
   }
@@ -407,7 +425,10 @@ void ofi_on_rts(const struct ofi_rts *r, size_t len)
       r->data_len > (uint64_t)LAPI_MAX_MSG_SZ ||
       r->nseg > len / sizeof(struct ofi_seg) ||
       (r->mode == OFI_MODE_RMA) != (r->nseg != 0) ||
-      (r->strided && r->mode != OFI_MODE_RMA)) {
+      (r->strided && r->mode != OFI_MODE_RMA) ||
+      ((r->flags & OFI_RTS_STAGED) &&
+       (r->mode != OFI_MODE_PULL || r->data_len == 0 ||
+        (r->kind != OFI_K_AM && r->kind != OFI_K_PUT)))) {
     rts_bad(r, "RTS fields out of range");
     return;
   }
@@ -418,7 +439,9 @@ void ofi_on_rts(const struct ofi_rts *r, size_t len)
   size_t need = sizeof *r + r->nseg * sizeof(struct ofi_seg) +
                 ofi_align8(r->uhdr_len) +
                 (r->desc_inline ? ofi_align8(r->desc_len) : 0) +
-                (r->mode == OFI_MODE_EAGER ? r->data_len : 0);
+                (r->mode == OFI_MODE_EAGER ? r->data_len : 0) +
+                (r->flags & OFI_RTS_STAGED ? sizeof(struct ofi_data_ref)
+                                           : 0);
   if (need != len) {
     rts_bad(r, "RTS sizes do not add up to the packet");
     return;
@@ -592,6 +615,23 @@ static void rts_take(const struct ofi_rts *r, const unsigned char *body,
     x->rx_buf = ofi.rx_cur;
     ofi.rx_kept = 1;
     ofi.rx_held++;
+  }
+  if (r->flags & OFI_RTS_STAGED) {
+    /* The stream waits in the origin's stage: copied from there once
+     * the destination is known (am_header_run, start_data), or pulled
+     * as any other if the stage cannot be read here. */
+    struct ofi_data_ref ref;
+    int forged;
+    memcpy(&ref, p, sizeof ref);
+    x->p_staged = ofi_ref_whole(src, &ref, r->data_len, &forged);
+    if (forged) {
+      ofi_drop(OFI_BAD_REF, "staged RTS naming a process or file other "
+               "than its sender's stage arena", src);
+      ofi_xfer_free(x); /* no FIN: the id may be a real transfer's */
+      return;
+    }
+    if (x->p_staged == NULL)
+      ofi.st.staged_pulled++;
   }
   x->mode = r->mode;
   x->hdr_hdl = ofi_hdl_decode(r->hdr_hdl, r->hdl_module);
