@@ -24,6 +24,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,8 +335,20 @@ int lapi_boot_pmix_init(struct lapi_boot *b, int timeout_s)
     b->tasks_per_cg = atoi(tpc);
   b->local_rank = (int)lrank;
   b->local_size = (int)lsize;
-  /* The namespace names the job; '/' is not allowed in a key. */
-  snprintf(b->job_key, sizeof b->job_key, "pmix-%s", p->me.nspace);
+  /* The namespace names the job; '/' is not allowed in a key.  One too
+   * long for the key (PMIx allows 255 bytes) is named by its hash, so
+   * that two namespaces alike in their first 59 bytes still differ. */
+  size_t ns_len = strnlen(p->me.nspace, sizeof p->me.nspace);
+  if (ns_len + sizeof "pmix-" <= sizeof b->job_key) {
+    memcpy(b->job_key, "pmix-", 5);
+    memcpy(b->job_key + 5, p->me.nspace, ns_len + 1);
+  } else {
+    uint64_t hash = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < ns_len; i++)
+      hash = (hash ^ (unsigned char)p->me.nspace[i]) * 1099511628211ull;
+    snprintf(b->job_key, sizeof b->job_key, "pmix-h%016llx",
+             (unsigned long long)hash);
+  }
   for (char *c = b->job_key; *c; c++)
     if (*c == '/')
       *c = '_';
