@@ -36,6 +36,7 @@
  */
 #include <string.h>
 
+#include "bulk_copy.h"
 #include "crts_rma.h"
 
 /* ------------------------------------------------------------ checks */
@@ -162,7 +163,7 @@ void crts_rma_deliver(struct crts_cpe *self, void *dst, const void *src,
                       size_t len, crts_rply_t *rply, int to_tid)
 {
   if (len && dst != src)
-    memmove(dst, src, len); /* a CPE may copy within its own LDM */
+    bulk_move(dst, src, len); /* a CPE may copy within its own LDM */
   crts_stat_add(self, CRTS_STAT_RMA, len);
   crts_rma_reply(rply, to_tid);
 }

@@ -32,6 +32,7 @@
  */
 #include <string.h>
 
+#include "bulk_copy.h"
 #include "crts_cg.h"
 #include "crts_scoll.h"
 
@@ -178,8 +179,8 @@ int CRTS_scoll_alltoall(void *src_addr, void *dest_addr, int units_size)
   /* Start with the next rank so that the CPEs do not all read rank 0. */
   for (int k = 0; k < c.size; k++) {
     int r = (c.rank + k) % c.size;
-    memcpy(s.dest + (size_t)r * unit, slots[r].src + (size_t)c.rank * unit,
-           unit);
+    bulk_copy(s.dest + (size_t)r * unit,
+              slots[r].src + (size_t)c.rank * unit, unit);
     if (r != c.rank)
       crts_stat_add(c.self, CRTS_STAT_RMA, unit);
   }
@@ -234,12 +235,12 @@ int CRTS_scoll_alltoall_inplace(void *src_addr, int units_size, void *buf,
       if (swaps_pair(c.rank, d, c.size))
         peer[n++] = (c.rank + d) % c.size;
     for (size_t k = 0; k < n; k++)
-      memcpy(s.buf + k * unit, slots[peer[k]].src + (size_t)c.rank * unit,
-             unit);
+      bulk_copy(s.buf + k * unit,
+                slots[peer[k]].src + (size_t)c.rank * unit, unit);
     for (size_t k = 0; k < n; k++) {
       char *mine = s.src + (size_t)peer[k] * unit;
-      memcpy(slots[peer[k]].src + (size_t)c.rank * unit, mine, unit);
-      memcpy(mine, s.buf + k * unit, unit);
+      bulk_copy(slots[peer[k]].src + (size_t)c.rank * unit, mine, unit);
+      bulk_copy(mine, s.buf + k * unit, unit);
       crts_stat_add(c.self, CRTS_STAT_RMA, unit); /* the get */
       crts_stat_add(c.self, CRTS_STAT_RMA, unit); /* the put */
     }
@@ -322,7 +323,7 @@ int CRTS_scoll_redurt(void *src_addr, void *dest_addr, int units, int dtype,
     size_t lo = k + share_start(n, c.rank, c.size);
     size_t cnt = k + share_start(n, c.rank + 1, c.size) - lo;
     if (cnt) {
-      memcpy(s.buf, slots[0].src + lo * es, cnt * es);
+      bulk_copy(s.buf, slots[0].src + lo * es, cnt * es);
       for (int r = 1; r < c.size; r++)
         crts_redu_apply(dtype, optype, s.buf, slots[r].src + lo * es, cnt);
       for (int r = 0; r < c.size; r++)
@@ -336,7 +337,7 @@ int CRTS_scoll_redurt(void *src_addr, void *dest_addr, int units, int dtype,
       size_t rcnt = k + share_start(n, r + 1, c.size) - rlo;
       if (!rcnt)
         continue;
-      memcpy(s.dest + rlo * es, slots[r].buf, rcnt * es);
+      bulk_copy(s.dest + rlo * es, slots[r].buf, rcnt * es);
       if (r != c.rank)
         crts_stat_add(c.self, CRTS_STAT_RMA, rcnt * es);
     }
