@@ -5,17 +5,19 @@
  * and up to LAPI_OFI_STAGED_MAX is packed whole into a stage of the
  * origin's arena and named in its RTS; the sink copies it from there once
  * the destination is known, without the process_vm_readv of a read
- * (ofi_packref.c).  Task 0 sends task 1 every kind (Amsend, Amsendv as
- * IOVECTOR, STRIDED and GENERIC, Put, Putv STRIDED) at three sizes (4 KiB,
- * 10 KiB, 16 KiB), each from 16 bytes past a page as a malloc'd buffer
- * (where glibc's memcpy is slowest on AMD Zen: util/bulk_copy.h), one at a
- * time: every byte and every gap checked, org_cntr, tgt_cntr and cmpl_cntr
- * each moved once.  The transport's counts then prove the path, by
+ * (ofi_packref.c); so does a get's reply, whose target stages it.  Task
+ * 0 sends task 1 every kind (Amsend, Amsendv as IOVECTOR, STRIDED and
+ * GENERIC, Put, Putv STRIDED) and gets from it (Get, Getv STRIDED) at
+ * three sizes (4 KiB, 10 KiB, 16 KiB), each from and to 16 bytes past a
+ * page as a malloc'd buffer (where glibc's memcpy is slowest on AMD Zen:
+ * util/bulk_copy.h), one at a time: every byte and every gap checked,
+ * org_cntr, tgt_cntr and cmpl_cntr each moved once.  The transport's
+ * counts, summed over both tasks, then prove the path, by
  * OFI_TEST_STAGED:
  *   used      every message staged and copied from the stage, none pulled;
  *   fallback  LAPI_OFI_PACK_REF=2, every arena mapping fails: the first
- *             staged message is pulled from the origin's own memory, and
- *             the origin stages nothing more for that peer;
+ *             staged message each way is pulled from its origin's own
+ *             memory, and that origin stages nothing more for its peer;
  *   off       LAPI_OFI_STAGED_MAX=0: nothing staged.
  * In "used", task 1 last runs two forged STAGED RTSs as if task 0 had
  * sent them (ofi_test_arrival): one naming another process, one another
@@ -38,10 +40,13 @@ static lapi_cntr_t tgt_cntr;
 static int headers; /* AM header handlers run here (atomic) */
 
 enum kind { AMSEND, AMV_IOV, AMV_STRIDED, AMV_GENERIC, PUT, PUTV_STRIDED,
-            NKINDS };
+            GET, GETV_STRIDED, NKINDS };
 static const char *const kind_names[NKINDS] = {
     "Amsend", "Amsendv IOVECTOR", "Amsendv STRIDED", "Amsendv GENERIC",
-    "Put", "Putv STRIDED"};
+    "Put", "Putv STRIDED", "Get", "Getv STRIDED"};
+
+/* Task 1 holds the stream of a get, task 0 of anything else. */
+static int is_get(int kind) { return kind == GET || kind == GETV_STRIDED; }
 static const size_t sizes[] = {4096, 10240, 16384};
 
 /* What an Amsendv carries in its uhdr: the target builds the same kind
@@ -66,7 +71,7 @@ static void build(struct layout *l, int kind, size_t size,
   lapi_vec_t *v = &l->v;
   memset(l, 0, sizeof *l);
   v->info = l->info;
-  if (kind == AMV_STRIDED || kind == PUTV_STRIDED) {
+  if (kind == AMV_STRIDED || kind == PUTV_STRIDED || kind == GETV_STRIDED) {
     v->vec_type = LAPI_GEN_STRIDED_XFER;
     v->num_vecs = (uint)(size / BLOCK);
     l->info[0] = base;
@@ -160,15 +165,23 @@ static struct counts counts_now(void)
   return c;
 }
 
-/* Task 0: one message of kind and size into task 1, waited for. */
-static void send_one(int kind, size_t size, uint32_t seed, void **dsts,
+/* The task holding the stream: src in the layout of kind. */
+static void fill_source(int kind, size_t size, uint32_t seed)
+{
+  struct layout o;
+  build(&o, kind == GET ? AMSEND : kind, size, src + OFF, 0);
+  memset(src, 0x11, sizeof src);
+  for (size_t k = 0; k < size; k++)
+    *stream_byte(&o, k) = ot_byte(seed, k);
+}
+
+/* Task 0: one message of kind and size into task 1 (a get: from it),
+ * waited for. */
+static void send_one(int kind, size_t size, void **srcs, void **dsts,
                      void **cntrs)
 {
   struct layout o, t;
   build(&o, kind, size, src + OFF, 0);
-  memset(src, 0x11, sizeof src);
-  for (size_t k = 0; k < size; k++)
-    *stream_byte(&o, k) = ot_byte(seed, k);
   lapi_cntr_t org, cmpl;
   LAPI_Setcntr(ot.h, &org, 0);
   LAPI_Setcntr(ot.h, &cmpl, 0);
@@ -192,6 +205,17 @@ static void send_one(int kind, size_t size, uint32_t seed, void **dsts,
     build(&t, kind, size, (unsigned char *)dsts[1] + OFF, 1);
     OT_OK(LAPI_Putv(ot.h, 1, &t.v, &o.v, cntrs[1], &org, &cmpl));
     break;
+  case GET:
+    OT_OK(LAPI_Get(ot.h, 1, size, (unsigned char *)srcs[1] + OFF, dst + OFF,
+                   cntrs[1], &org));
+    LAPI_Setcntr(ot.h, &cmpl, 1); /* a get has none */
+    break;
+  case GETV_STRIDED:
+    build(&t, kind, size, (unsigned char *)srcs[1] + OFF, 0);
+    build(&o, kind, size, dst + OFF, 1);
+    OT_OK(LAPI_Getv(ot.h, 1, &t.v, &o.v, cntrs[1], &org));
+    LAPI_Setcntr(ot.h, &cmpl, 1);
+    break;
   }
   OT_OK(LAPI_Waitcntr(ot.h, &org, 1, NULL));
   OT_OK(LAPI_Waitcntr(ot.h, &cmpl, 1, NULL));
@@ -200,12 +224,12 @@ static void send_one(int kind, size_t size, uint32_t seed, void **dsts,
            size, ot_cntr(&org), ot_cntr(&cmpl));
 }
 
-/* Task 1: the stream landed in the layout, the gaps are untouched. */
+/* The receiving task: the stream landed in the layout, the gaps are
+ * untouched. */
 static void check_landed(int kind, size_t size, uint32_t seed)
 {
   struct layout t;
-  build(&t, kind == AMSEND || kind == PUT ? AMSEND : kind, size, dst + OFF,
-        1);
+  build(&t, kind == PUT || kind == GET ? AMSEND : kind, size, dst + OFF, 1);
   static unsigned char want[SPAN];
   memset(want, 0xEE, sizeof want);
   for (size_t k = 0; k < size; k++)
@@ -266,6 +290,7 @@ int main(void)
   OT_OK(LAPI_Addr_set(ot.h, (void *)am_header, 1));
   OT_OK(LAPI_Addr_set(ot.h, (void *)amv_header, 2));
   LAPI_Setcntr(ot.h, &tgt_cntr, 0);
+  void **srcs = ot_addrs(src);
   void **dsts = ot_addrs(dst);
   void **cntrs = ot_addrs(&tgt_cntr);
   struct counts start = counts_now();
@@ -274,39 +299,39 @@ int main(void)
   for (int kind = 0; kind < NKINDS; kind++)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++, seed++) {
       memset(dst, 0xEE, sizeof dst);
+      if (ot.me == is_get(kind))
+        fill_source(kind, sizes[s], seed);
       OT_OK(LAPI_Gfence(ot.h));
-      if (ot.me == 0) {
-        send_one(kind, sizes[s], seed, dsts, cntrs);
-      } else {
+      if (ot.me == 0)
+        send_one(kind, sizes[s], srcs, dsts, cntrs);
+      else
         OT_OK(LAPI_Waitcntr(ot.h, &tgt_cntr, 1, NULL));
+      if (ot.me != is_get(kind))
         check_landed(kind, sizes[s], seed);
-      }
       sent++;
       OT_OK(LAPI_Gfence(ot.h));
     }
   struct counts end = counts_now();
-  uint64_t out = end.out - start.out, in = end.in - start.in;
-  uint64_t pulled = end.pulled - start.pulled;
-  if (ot.me == 0) {
-    uint64_t want = strcmp(mode, "used") == 0       ? (uint64_t)sent
-                    : strcmp(mode, "fallback") == 0 ? 1
-                                                    : 0;
-    OT_CHECK(out == want, "mode %s: %llu of %d messages sent staged, want "
-             "%llu", mode, (unsigned long long)out, sent,
-             (unsigned long long)want);
-  } else {
-    uint64_t want_in = strcmp(mode, "used") == 0 ? (uint64_t)sent : 0;
-    uint64_t want_pulled = strcmp(mode, "fallback") == 0 ? 1 : 0;
-    OT_CHECK(in == want_in && pulled == want_pulled,
-             "mode %s: %llu of %d messages copied from the stage, %llu "
-             "pulled instead; want %llu and %llu", mode,
-             (unsigned long long)in, sent, (unsigned long long)pulled,
-             (unsigned long long)want_in, (unsigned long long)want_pulled);
-    if (strcmp(mode, "used") == 0)
-      OT_CHECK(end.pull == start.pull, "%llu packed transfers: a staged "
-               "message was pulled", (unsigned long long)(end.pull -
-                                                          start.pull));
-  }
+  uint64_t out = ot_job_sum(end.out - start.out);
+  uint64_t in = ot_job_sum(end.in - start.in);
+  uint64_t pulled = ot_job_sum(end.pulled - start.pulled);
+  uint64_t pulls = ot_job_sum(end.pull - start.pull);
+  /* fallback: the first staged message each way is pulled, and its
+   * origin stages no more */
+  int used = strcmp(mode, "used") == 0, fallback = !used &&
+                                                   strcmp(mode, "fallback") == 0;
+  uint64_t want_out = used ? (uint64_t)sent : fallback ? 2 : 0;
+  uint64_t want_in = used ? (uint64_t)sent : 0;
+  uint64_t want_pulled = fallback ? 2 : 0;
+  OT_CHECK(out == want_out && in == want_in && pulled == want_pulled,
+           "mode %s: of %d messages %llu sent staged, %llu copied from the "
+           "stage, %llu pulled instead; want %llu, %llu and %llu", mode,
+           sent, (unsigned long long)out, (unsigned long long)in,
+           (unsigned long long)pulled, (unsigned long long)want_out,
+           (unsigned long long)want_in, (unsigned long long)want_pulled);
+  if (used)
+    OT_CHECK(pulls == 0, "%llu packed transfers: a staged message was "
+             "pulled", (unsigned long long)pulls);
   if (ot.me == 1 && strcmp(mode, "used") == 0) {
     pthread_mutex_lock(&ofi.lock);
     uint32_t pid = (uint32_t)ofi.peers[0].pid;
@@ -337,6 +362,7 @@ int main(void)
              "a header handler ran for a forged RTS");
   }
   OT_OK(LAPI_Gfence(ot.h));
+  free(srcs);
   free(dsts);
   free(cntrs);
   return ot_finish("ofi_staged");

@@ -487,6 +487,16 @@ static int get_write_register(struct ofi_xfer *x)
   return 1;
 }
 
+/* A get whose reply its target will likely stage whole (it decides,
+ * ofi_ref_stage_whole): copied from its stage here, cheaper than a
+ * write by CMA up to LAPI_OFI_STAGED_MAX (a system call each). */
+static int get_staged(const struct ofi_xfer *x)
+{
+  const struct ofi_peer *p = &ofi.peers[x->peer];
+  return ofi.pack_ref && x->data_len <= ofi.staged_max &&
+         x->data_len <= ofi.chunk && p->pid != 0 && !p->ref_off;
+}
+
 static void launch_get(struct ofi_xfer *x)
 {
   struct ofi_buf *b = ofi_buf_get();
@@ -503,7 +513,7 @@ static void launch_get(struct ofi_xfer *x)
   size_t wat = ofi_align8(sizeof(struct ofi_get) + x->desc_len);
   x->get_write = (ofi.cma || ofi.rma_write) && ofi.get_write_ok && inl &&
                  x->org_dst == &x->one.v &&
-                 x->data_len > ofi.get_eager_limit &&
+                 x->data_len > ofi.get_eager_limit && !get_staged(x) &&
                  wat + sizeof(struct ofi_seg) <= ofi.buf_size &&
                  (ofi.cma || get_write_register(x));
   size_t len = x->get_write ? wat + sizeof(struct ofi_seg)
@@ -637,8 +647,7 @@ static void choose_mode(struct ofi_xfer *x)
     return;
   }
   /* Mid-size on shm: staged whole, no system call (ofi_packref.c). */
-  if ((x->kind == OFI_K_AM || x->kind == OFI_K_PUT) &&
-      rts_room(x, 1) + sizeof x->sref <= ofi.buf_size &&
+  if (rts_room(x, 1) + sizeof x->sref <= ofi.buf_size &&
       ofi_ref_stage_whole(x, &x->sref) == 0) {
     x->mode = OFI_MODE_PULL;
     x->staged_whole = 1;

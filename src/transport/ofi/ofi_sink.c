@@ -400,7 +400,7 @@ static int segs_ok(const struct ofi_rts *r, const struct ofi_seg *s)
 }
 
 static void rts_take(const struct ofi_rts *r, const unsigned char *body,
-                     size_t body_len);
+                     size_t body_len, const unsigned char *staged);
 
 void ofi_on_rts(const struct ofi_rts *r, size_t len)
 {
@@ -427,8 +427,7 @@ void ofi_on_rts(const struct ofi_rts *r, size_t len)
       (r->mode == OFI_MODE_RMA) != (r->nseg != 0) ||
       (r->strided && r->mode != OFI_MODE_RMA) ||
       ((r->flags & OFI_RTS_STAGED) &&
-       (r->mode != OFI_MODE_PULL || r->data_len == 0 ||
-        (r->kind != OFI_K_AM && r->kind != OFI_K_PUT)))) {
+       (r->mode != OFI_MODE_PULL || r->data_len == 0))) {
     rts_bad(r, "RTS fields out of range");
     return;
   }
@@ -451,7 +450,25 @@ void ofi_on_rts(const struct ofi_rts *r, size_t len)
     rts_bad(r, "RTS memory segments");
     return;
   }
-  rts_take(r, (const unsigned char *)(r + 1), len - sizeof *r);
+  const unsigned char *staged = NULL;
+  if (r->flags & OFI_RTS_STAGED) {
+    /* The stream waits in the origin's stage (ofi_packref.c), named
+     * after the uhdr and the description: checked before anything of
+     * the RTS is taken (a get reply names a transfer of ours).  NULL:
+     * the stage cannot be read here, the stream is pulled instead. */
+    struct ofi_data_ref ref;
+    int forged;
+    memcpy(&ref, (const unsigned char *)r + len - sizeof ref, sizeof ref);
+    staged = ofi_ref_whole(src, &ref, r->data_len, &forged);
+    if (forged) {
+      ofi_drop(OFI_BAD_REF, "staged RTS naming a process or file other "
+               "than its sender's stage arena", src);
+      return;
+    }
+    if (staged == NULL)
+      ofi.st.staged_pulled++;
+  }
+  rts_take(r, (const unsigned char *)(r + 1), len - sizeof *r, staged);
 }
 
 /* A checked SHORT: the eager no-FIN RTS it stands for, the same from
@@ -502,7 +519,7 @@ void ofi_short_queue(const struct ofi_short *s, size_t len)
   r.data_len = len - head;
   r.flags = OFI_RTS_NO_FIN;
   r.seq = seq;
-  rts_take(&r, (const unsigned char *)(s + 1), len - sizeof *s);
+  rts_take(&r, (const unsigned char *)(s + 1), len - sizeof *s, NULL);
 }
 
 /*
@@ -539,9 +556,10 @@ static int rx_hold_ok(const struct ofi_rts *r, const unsigned char *body,
 }
 
 /* A checked RTS whose segments, uhdr, description and data (body_len
- * bytes) are at body: a transfer record for it. */
+ * bytes) are at body: a transfer record for it.  staged: a STAGED one's
+ * stream, mapped (ofi_on_rts), or NULL. */
 static void rts_take(const struct ofi_rts *r, const unsigned char *body,
-                     size_t body_len)
+                     size_t body_len, const unsigned char *staged)
 {
   uint src = r->h.src;
   size_t len = sizeof *r + body_len;
@@ -616,23 +634,9 @@ static void rts_take(const struct ofi_rts *r, const unsigned char *body,
     ofi.rx_kept = 1;
     ofi.rx_held++;
   }
-  if (r->flags & OFI_RTS_STAGED) {
-    /* The stream waits in the origin's stage: copied from there once
-     * the destination is known (am_header_run, start_data), or pulled
-     * as any other if the stage cannot be read here. */
-    struct ofi_data_ref ref;
-    int forged;
-    memcpy(&ref, p, sizeof ref);
-    x->p_staged = ofi_ref_whole(src, &ref, r->data_len, &forged);
-    if (forged) {
-      ofi_drop(OFI_BAD_REF, "staged RTS naming a process or file other "
-               "than its sender's stage arena", src);
-      ofi_xfer_free(x); /* no FIN: the id may be a real transfer's */
-      return;
-    }
-    if (x->p_staged == NULL)
-      ofi.st.staged_pulled++;
-  }
+  /* copied from there once the destination is known (am_header_run,
+   * start_data) */
+  x->p_staged = staged;
   x->mode = r->mode;
   x->hdr_hdl = ofi_hdl_decode(r->hdr_hdl, r->hdl_module);
   x->uhdr_len = r->uhdr_len;
