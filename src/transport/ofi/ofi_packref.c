@@ -216,6 +216,12 @@ void ofi_ref_fini(void)
   if (ofi.st.ref_chunks)
     LAPI_LOG(LAPI_LOG_INFO, "ofi: %llu packed chunks unpacked from a peer's "
              "stage arena", (unsigned long long)ofi.st.ref_chunks);
+  if (ofi.st.staged_out || ofi.st.staged_in || ofi.st.staged_pulled)
+    LAPI_LOG(LAPI_LOG_INFO, "ofi: messages staged whole: %llu sent, %llu "
+             "copied from a peer's stage, %llu pulled instead",
+             (unsigned long long)ofi.st.staged_out,
+             (unsigned long long)ofi.st.staged_in,
+             (unsigned long long)ofi.st.staged_pulled);
   for (uint k = 0; ofi.peers && k < ofi.ntasks; k++)
     if (ofi.peers[k].arena) {
       munmap(ofi.peers[k].arena, ofi.peers[k].arena_len);
