@@ -587,6 +587,7 @@ struct ofi_stats {
   uint64_t cma_writes;       /* process_vm_writev calls (OFI_GET_WRITE) */
   uint64_t rma_writes;       /* RMA writes posted (OFI_GET_WRITE) */
   uint64_t direct;           /* SHORTs run by their poller (ofi_direct.c) */
+  size_t direct_largest;     /* the longest of them, bytes of packet */
   uint64_t ref_chunks;       /* packed chunks copied from the source's
                                 stage (sink side) */
   uint64_t staged_out;       /* messages sent staged whole (source) */

@@ -36,8 +36,11 @@
 #include "bulk_copy.h"
 #include "transport/ofi/ofi.h"
 
-/* Largest packet a slot holds (bigger ones take the queue). */
-#define OFI_DIRECT_MAX 512
+/* Largest packet a slot holds (bigger ones take the queue): every
+ * SHORT on shm (its inject size).  512 before: a 1 KiB Amsend
+ * ping-pong took the queue, 2.56 against 1.36 us a half round trip
+ * (4000 bytes: 4.28 against 2.01; docs/PERFORMANCE.md, "Session 18"). */
+#define OFI_DIRECT_MAX 4096
 
 /* FREE -> FULL (take, under ofi.lock) -> RUNNING (deliver) -> ENDED,
  * its end owed (or FREE if it was queued) -> FREE (ofi_direct_flush,
@@ -148,6 +151,8 @@ static void end_owed(struct direct_slot *sl)
     if (!ofi_status_failed(sl->end_status))
       lapi_am_stat_recv(sl->h, LAPI_TP_OFI, sl->end_bytes);
     ofi.st.direct++;
+    if (sl->len > ofi.st.direct_largest)
+      ofi.st.direct_largest = sl->len;
     if (sl->end_delivered)
       ofi.st.eager++;
     if (!ofi_status_failed(sl->end_status))
