@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__SSE2__) /* every x86-64; x86-32 when built for it */
 #include <emmintrin.h>
 #define BULK_COPY_VECTOR 1
 #endif
