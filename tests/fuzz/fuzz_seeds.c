@@ -144,6 +144,12 @@ static size_t rts_build(int kind, int mode, uint32_t shape, uint32_t nseg,
       pkt[at + i] = (unsigned char)i;
     at += data_len;
   }
+  if (flags & OFI_RTS_STAGED) {
+    /* the stage it names (pid: the sender's, fuzz_shape.c) */
+    struct ofi_data_ref ref = {.off = 0, .len = data_len, .fd = 3};
+    memcpy(pkt + at, &ref, sizeof ref);
+    at += sizeof ref;
+  }
   return at;
 }
 
@@ -174,6 +180,8 @@ int main(int argc, char **argv)
       0, 16, d, dl, 64, 0);
   rts("rts_am_rma", OFI_K_AM, OFI_MODE_RMA, 0, 2, 8, NULL, 0, 40000, 0);
   rts("rts_am_pull", OFI_K_AM, OFI_MODE_PULL, 0, 0, 8, NULL, 0, 50000, 0);
+  rts("rts_am_staged", OFI_K_AM, OFI_MODE_PULL, 0, 0, 8, NULL, 0, 4096,
+      OFI_RTS_STAGED);
   dl = desc_iov(d, LAPI_GEN_IOVECTOR, 40, 100);
   rts("rts_amv_pull_desc", OFI_K_AM, OFI_MODE_PULL, 1 + LAPI_GEN_IOVECTOR, 0,
       16, NULL, 0, 4000, 0);
@@ -218,6 +226,9 @@ int main(int argc, char **argv)
     }
   }
   rts("rts_getreply", OFI_K_GETREPLY, OFI_MODE_EAGER, 0, 0, 0, NULL, 0, 64, 0);
+  dl = desc_iov(d, LAPI_GEN_IOVECTOR, 1, 8000);
+  rts("rts_put_staged", OFI_K_PUT, OFI_MODE_PULL, 0, 0, 0, d, dl, 8000,
+      OFI_RTS_STAGED);
 
   /* SHORT */
   hdr(OFI_M_SHORT);

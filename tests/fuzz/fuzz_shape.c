@@ -193,6 +193,15 @@ static void shape_rts(unsigned char *p, size_t len)
   r->tgt_cntr = cntr_addr(r->tgt_cntr);
   if (r->flags & OFI_RTS_NO_FIN)
     r->seq = nofin_number(&r->h, r->seq);
+  if ((r->flags & OFI_RTS_STAGED) &&
+      len >= sizeof *r + sizeof(struct ofi_data_ref)) {
+    /* a staged stream names the sender's stage arena: its process (the
+     * reference ends the packet) */
+    struct ofi_data_ref ref;
+    memcpy(&ref, p + len - sizeof ref, sizeof ref);
+    ref.pid = sender(&r->h)->pid;
+    memcpy(p + len - sizeof ref, &ref, sizeof ref);
+  }
   /* segments of the sender's memory, read by RMA */
   uint64_t at = sizeof *r;
   for (uint64_t i = 0; i < r->nseg && at + sizeof(struct ofi_seg) <= len;
