@@ -470,8 +470,7 @@ struct ofi_xfer {
   uint32_t ref_seq;          /* SOURCE: number of the next one */
   int nstaged;
   int staged_whole;          /* SOURCE: the whole stream is in one stage,
-                                named by sref in the RTS (OFI_RTS_STAGED) */
-  struct ofi_data_ref sref;
+                                named in the RTS (OFI_RTS_STAGED) */
   const unsigned char *p_staged; /* SINK: that stage, mapped; NULL: pull */
   int desc_phase;            /* pulling the description first */
   unsigned char *desc_in;    /* pulled description */
@@ -862,10 +861,15 @@ int ofi_ref_trusted(uint peer, const struct ofi_data_ref *r);
  * with the bytes in the packet instead. */
 int ofi_ref_answer(struct ofi_xfer *x, const struct ofi_pull *p);
 void ofi_ref_release_all(struct ofi_xfer *x);  /* source: transfer ends */
+/* 1 if a stream of len bytes may go staged whole (OFI_RTS_STAGED): stage
+ * references on, and it fits LAPI_OFI_STAGED_MAX and one stage. */
+int ofi_ref_whole_fits(size_t len);
 /* Source, choosing x's mode: pack x's whole stream into a stage of our
- * arena for an OFI_RTS_STAGED RTS (*r filled in); 0, or -1 if it cannot
- * (too long, no stage free, the peer cannot read our arena). */
-int ofi_ref_stage_whole(struct ofi_xfer *x, struct ofi_data_ref *r);
+ * arena for an OFI_RTS_STAGED RTS; 0, or -1 if it cannot (it does not
+ * fit, no stage is free, the peer cannot read our arena). */
+int ofi_ref_stage_whole(struct ofi_xfer *x);
+/* Source: the reference to that stage, for its RTS. */
+void ofi_ref_whole_ref(const struct ofi_xfer *x, struct ofi_data_ref *r);
 /* Sink, at a STAGED RTS's arrival from peer: the staged stream's first
  * byte (len bytes checked inside the mapped arena), NULL if it must be
  * pulled instead (the arena cannot be mapped: references from the peer

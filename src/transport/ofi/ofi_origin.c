@@ -404,7 +404,7 @@ static void launch_rts(struct ofi_xfer *x)
   int no_fin = needs_no_fin(x) && ofi_nofin_room(x->peer);
   int soon = !no_fin && acked_soon(x) && ofi_nofin_room(x->peer);
   size_t tail = x->mode == OFI_MODE_EAGER ? x->data_len
-                : x->staged_whole       ? sizeof x->sref
+                : x->staged_whole       ? sizeof(struct ofi_data_ref)
                                         : 0;
   int inl = x->desc_len == 0 || rts_room(x, 1) + tail <= ofi.buf_size;
   size_t len = rts_room(x, inl) + tail;
@@ -451,8 +451,10 @@ static void launch_rts(struct ofi_xfer *x)
   if (x->mode == OFI_MODE_EAGER && x->data_len)
     lapi_vec_pack(x->src, p, 0, x->data_len);
   if (x->staged_whole) {
+    struct ofi_data_ref ref;
+    ofi_ref_whole_ref(x, &ref);
     r->flags |= OFI_RTS_STAGED;
-    memcpy(p, &x->sref, sizeof x->sref);
+    memcpy(p, &ref, sizeof ref);
   }
   ofi_send(b, x->peer, x->id);
   if (x->mode == OFI_MODE_EAGER && x->kind == OFI_K_AM)
@@ -493,8 +495,7 @@ static int get_write_register(struct ofi_xfer *x)
 static int get_staged(const struct ofi_xfer *x)
 {
   const struct ofi_peer *p = &ofi.peers[x->peer];
-  return ofi.pack_ref && x->data_len <= ofi.staged_max &&
-         x->data_len <= ofi.chunk && p->pid != 0 && !p->ref_off;
+  return ofi_ref_whole_fits(x->data_len) && p->pid != 0 && !p->ref_off;
 }
 
 static void launch_get(struct ofi_xfer *x)
@@ -647,8 +648,8 @@ static void choose_mode(struct ofi_xfer *x)
     return;
   }
   /* Mid-size on shm: staged whole, no system call (ofi_packref.c). */
-  if (rts_room(x, 1) + sizeof x->sref <= ofi.buf_size &&
-      ofi_ref_stage_whole(x, &x->sref) == 0) {
+  if (rts_room(x, 1) + sizeof(struct ofi_data_ref) <= ofi.buf_size &&
+      ofi_ref_stage_whole(x) == 0) {
     x->mode = OFI_MODE_PULL;
     x->staged_whole = 1;
     return;

@@ -128,22 +128,46 @@ static void release_landed(struct ofi_xfer *x, uint32_t landed)
   }
 }
 
+/* Bytes [offset, offset + len) of x's stream packed into a free stage,
+ * which x then holds (its newest); NULL if no stage can be had. */
+static struct ofi_stage *stage_take(struct ofi_xfer *x, size_t offset,
+                                    size_t len)
+{
+  if (arena_make() != 0 || ofi.stage_spare == NULL)
+    return NULL;
+  struct ofi_stage *s = ofi.stage_spare;
+  ofi.stage_spare = s->next;
+  s->seq = x->ref_seq++;
+  s->next = x->staged;
+  x->staged = s;
+  x->nstaged++;
+  lapi_vec_pack(x->src, ofi.arena + (size_t)s->slot * ofi.chunk, offset,
+                len);
+  return s;
+}
+
+/* The reference naming len bytes at the start of stage s. */
+static void stage_ref(const struct ofi_stage *s, size_t len,
+                      struct ofi_data_ref *r)
+{
+  memset(r, 0, sizeof *r);
+  r->off = (size_t)s->slot * ofi.chunk;
+  r->len = len;
+  r->pid = arena_pid;
+  r->fd = (uint32_t)ofi.arena_fd;
+  r->seq = s->seq;
+}
+
 int ofi_ref_answer(struct ofi_xfer *x, const struct ofi_pull *p)
 {
   if (x->staged)
     release_landed(x, p->ref_landed);
   if (!(p->flags & OFI_PULL_REF) || p->stream != OFI_STREAM_DATA ||
-      !ofi.pack_ref || x->nstaged >= OFI_STAGES_PER_XFER ||
-      arena_make() != 0 || ofi.stage_spare == NULL)
+      !ofi.pack_ref || x->nstaged >= OFI_STAGES_PER_XFER)
     return -1;
-  struct ofi_stage *s = ofi.stage_spare;
-  ofi.stage_spare = s->next;
-  s->seq = x->ref_seq++;
-  size_t off = (size_t)s->slot * ofi.chunk;
-  lapi_vec_pack(x->src, ofi.arena + off, p->offset, p->len);
-  s->next = x->staged;
-  x->staged = s;
-  x->nstaged++;
+  struct ofi_stage *s = stage_take(x, p->offset, p->len);
+  if (s == NULL)
+    return -1;
   struct {
     struct ofi_data d;
     struct ofi_data_ref r;
@@ -153,11 +177,7 @@ int ofi_ref_answer(struct ofi_xfer *x, const struct ofi_pull *p)
   m.d.offset = p->offset;
   m.d.stream = OFI_STREAM_DATA;
   m.d.flags = OFI_DATA_REF;
-  m.r.off = off;
-  m.r.len = p->len;
-  m.r.pid = arena_pid;
-  m.r.fd = (uint32_t)ofi.arena_fd;
-  m.r.seq = s->seq;
+  stage_ref(s, p->len, &m.r);
   if (__builtin_expect(ofi_dropdata_at, 0) && ofi_dropdata_now(x->peer))
     return 0; /* the test hook: lost on the way */
   if (__builtin_expect(ofi_foreignref_kind, 0))
@@ -175,29 +195,26 @@ int ofi_ref_answer(struct ofi_xfer *x, const struct ofi_pull *p)
  * stage comes back with the FIN, like any of the transfer's.  The
  * origin's memory stays the transfer's until then, as for a read: a
  * sink that cannot map our arena pulls the stream from it instead. */
-int ofi_ref_stage_whole(struct ofi_xfer *x, struct ofi_data_ref *r)
+int ofi_ref_whole_fits(size_t len)
+{
+  return ofi.pack_ref && len != 0 && len <= ofi.staged_max &&
+         len <= ofi.chunk;
+}
+
+int ofi_ref_stage_whole(struct ofi_xfer *x)
 {
   const struct ofi_peer *p = &ofi.peers[x->peer];
-  if (!ofi.pack_ref || x->data_len == 0 || x->data_len > ofi.staged_max ||
-      x->data_len > ofi.chunk || p->pid == 0 || p->staged_off ||
-      arena_make() != 0 || ofi.stage_spare == NULL)
+  if (!ofi_ref_whole_fits(x->data_len) || p->pid == 0 || p->staged_off ||
+      stage_take(x, 0, x->data_len) == NULL)
     return -1;
-  struct ofi_stage *s = ofi.stage_spare;
-  ofi.stage_spare = s->next;
-  s->seq = x->ref_seq++;
-  s->next = x->staged;
-  x->staged = s;
-  x->nstaged++;
-  size_t off = (size_t)s->slot * ofi.chunk;
-  lapi_vec_pack(x->src, ofi.arena + off, 0, x->data_len);
-  memset(r, 0, sizeof *r);
-  r->off = off;
-  r->len = x->data_len;
-  r->pid = arena_pid;
-  r->fd = (uint32_t)ofi.arena_fd;
-  r->seq = s->seq;
   ofi.st.staged_out++;
   return 0;
+}
+
+void ofi_ref_whole_ref(const struct ofi_xfer *x, struct ofi_data_ref *r)
+{
+  /* its only stage: a sink that pulls it instead flags no REF */
+  stage_ref(x->staged, x->data_len, r);
 }
 
 void ofi_ref_release_all(struct ofi_xfer *x)
@@ -306,6 +323,20 @@ static const unsigned char *peer_arena(uint peer,
   return p->arena;
 }
 
+/* The bytes r names in peer's arena (checked by names_arena), mapped
+ * and inside it; else NULL, and references from peer turn off: no PULL
+ * of ours flags REF to it again, what it staged is pulled. */
+static const unsigned char *arena_bytes(uint peer,
+                                        const struct ofi_data_ref *r)
+{
+  struct ofi_peer *p = &ofi.peers[peer];
+  const unsigned char *a = p->ref_off ? NULL : peer_arena(peer, r);
+  if (a && r->off <= p->arena_len && r->len <= p->arena_len - r->off)
+    return a + r->off;
+  p->ref_off = 1;
+  return NULL;
+}
+
 const unsigned char *ofi_ref_whole(uint peer, const struct ofi_data_ref *r,
                                    uint64_t len, int *forged)
 {
@@ -317,12 +348,7 @@ const unsigned char *ofi_ref_whole(uint peer, const struct ofi_data_ref *r,
     *forged = 1;
     return NULL;
   }
-  const unsigned char *a = peer_arena(peer, r);
-  if (a == NULL || r->off > p->arena_len || len > p->arena_len - r->off) {
-    p->ref_off = 1; /* and no PULL of ours flags REF to it again */
-    return NULL;
-  }
-  return a + r->off;
+  return arena_bytes(peer, r);
 }
 
 int ofi_ref_land(struct ofi_xfer *x, const struct ofi_data *d,
@@ -337,15 +363,14 @@ int ofi_ref_land(struct ofi_xfer *x, const struct ofi_data *d,
     return -2; /* before it counts as landed: the real one may follow */
   if (mark_landed(x, r->seq) != 0)
     return -1;
-  const unsigned char *a = p->ref_off ? NULL : peer_arena(x->peer, r);
-  if (a && r->off <= p->arena_len && r->len <= p->arena_len - r->off) {
-    lapi_vec_unpack(x->dest, a + r->off, (size_t)d->offset, (size_t)r->len);
+  const unsigned char *a = arena_bytes(x->peer, r);
+  if (a) {
+    lapi_vec_unpack(x->dest, a, (size_t)d->offset, (size_t)r->len);
     ofi.st.ref_chunks++;
     return 1;
   }
-  /* Not readable: this range again, in a packet, and no more references
-   * from this peer.  The pull stays in flight: that DATA answers it. */
-  p->ref_off = 1;
+  /* Not readable: this range again, in a packet (references from this
+   * peer are off now).  The pull stays in flight: that DATA answers it. */
   ofi_pull_send(x, OFI_STREAM_DATA, d->offset, (size_t)r->len, 0);
   return 0;
 }
