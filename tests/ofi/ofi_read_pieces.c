@@ -10,6 +10,11 @@
  * (TOTAL over the expected size, rounded up) and every byte.  White box
  * (lapi_static); run with LAPI_OFI_CMA=0 on shm (CMA counts calls, not
  * reads).  Skipped (77) without RMA or when not 2 tasks.
+ *
+ * With "polled" as argv[2] (run with a long LAPI_POLL_US, so task 1
+ * polls in LAPI_Waitcntr throughout), task 1 also checks that the reads
+ * it issued while it polled left the progress thread asleep
+ * (ofi_kick_unpolled: its pass does the work a wake-up was for).
  */
 #include "ofi_test.h"
 
@@ -21,10 +26,11 @@ static unsigned char src[TOTAL];
 static unsigned char dst[TOTAL];
 static lapi_cntr_t tgt_cntr;
 
-static uint64_t reads_now(void)
+static uint64_t reads_now(uint64_t *spared)
 {
   pthread_mutex_lock(&ofi.lock);
   uint64_t n = ofi.st.reads;
+  *spared = ofi.st.kicks_spared;
   pthread_mutex_unlock(&ofi.lock);
   return n;
 }
@@ -32,6 +38,7 @@ static uint64_t reads_now(void)
 int main(int argc, char **argv)
 {
   size_t want = argc > 1 ? (size_t)strtoull(argv[1], NULL, 0) : 0;
+  int polled = argc > 2 && strcmp(argv[2], "polled") == 0;
   ot_init(NULL, 60);
   pthread_mutex_lock(&ofi.lock);
   int usable = ofi.has_rma && !ofi.cma && TOTAL > ofi.eager_limit;
@@ -48,7 +55,8 @@ int main(int argc, char **argv)
   LAPI_Setcntr(ot.h, &tgt_cntr, 0);
   void **dsts = ot_addrs(dst);
   void **cntrs = ot_addrs(&tgt_cntr);
-  uint64_t before = reads_now();
+  uint64_t spared_before, spared;
+  uint64_t before = reads_now(&spared_before);
   OT_OK(LAPI_Gfence(ot.h));
   if (ot.me == 0) {
     for (size_t k = 0; k < TOTAL; k++)
@@ -59,10 +67,13 @@ int main(int argc, char **argv)
     OT_OK(LAPI_Waitcntr(ot.h, &org, 1, NULL));
   } else {
     OT_OK(LAPI_Waitcntr(ot.h, &tgt_cntr, 1, NULL));
-    uint64_t reads = reads_now() - before;
+    uint64_t reads = reads_now(&spared) - before;
     uint64_t expect = (TOTAL + want - 1) / want;
     OT_CHECK(reads == expect, "%llu reads for %zu bytes, want %llu",
              (unsigned long long)reads, TOTAL, (unsigned long long)expect);
+    OT_CHECK(!polled || spared > spared_before,
+             "no read issued while this task polled spared the progress "
+             "thread its wake-up");
     for (size_t k = 0; k < TOTAL; k++)
       if (dst[k] != ot_byte(7, k)) {
         OT_CHECK(0, "byte %zu wrong", k);

@@ -578,6 +578,7 @@ struct ofi_stats {
   uint64_t barrier_rounds;   /* BARRIER packets of Gfence rounds sent */
   uint64_t stale_pkts;       /* for a transfer or handle that is gone */
   uint64_t eagain;           /* -FI_EAGAIN retries */
+  uint64_t kicks_spared;     /* left to a polling thread (ofi_kick_unpolled) */
   uint64_t eager, rma, pull; /* transfers by protocol (sink side) */
   uint64_t rx_holds;         /* eager AMs that kept their receive buffer */
   uint64_t rx_hold_full;     /* eager AMs copied: the held share was full */
@@ -822,15 +823,20 @@ int ofi_cma_write(uint peer, struct iovec *l, size_t nl, struct iovec *r,
 /* ofi_progress.c */
 int ofi_tp_progress(struct lapi_hndl *h);
 int ofi_tp_tight(struct lapi_hndl *h, int on);
-/* The CQ read a tight poller of this thread skipped when it stopped
- * (wait-fd providers), done after its next send; under ofi.lock. */
 /* Threads of ours registered as tight pollers, lingering ones included
  * (tests: all end once nobody waits). */
 int ofi_tight_registered(void);
+/* The CQ read a tight poller of this thread skipped when it stopped
+ * (wait-fd providers), done after its next send; under ofi.lock. */
 void ofi_owed_pass(void);
 int ofi_progress_start(void);
 void ofi_progress_stop(void);
+/* Wakes the progress thread (if it sleeps) to look at our work. */
 void ofi_kick(void);
+/* ofi_kick, unless an application thread of ours polls now: its next
+ * pass (progress_pass: the CQ, retries, owed packets, reads to issue)
+ * does the work the kick was for.  Under ofi.lock. */
+void ofi_kick_unpolled(void);
 /* For tests only (tests/fuzz): the packet pkt[0..len) as if it had just
  * arrived in a receive buffer from the CQ: checked and run under
  * ofi.lock by the same code as a real arrival (an eager AM may keep the

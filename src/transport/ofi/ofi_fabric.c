@@ -614,8 +614,8 @@ static void close_all(void)
     LAPI_LOG(LAPI_LOG_INFO, "ofi: closing; transfers received eager %llu, "
              "RMA %llu (%llu reads, %llu by CMA), packed %llu; CMA writes "
              "(gets) %llu, RMA writes %llu; run by their "
-             "poller %llu; -FI_EAGAIN %llu; malformed packets dropped %llu, "
-             "stale %llu; ACKs sent %llu",
+             "poller %llu; -FI_EAGAIN %llu; wake-ups left to a poller %llu; "
+             "malformed packets dropped %llu, stale %llu; ACKs sent %llu",
              (unsigned long long)ofi.st.eager, (unsigned long long)ofi.st.rma,
              (unsigned long long)ofi.st.reads,
              (unsigned long long)ofi.st.cma_reads,
@@ -624,6 +624,7 @@ static void close_all(void)
              (unsigned long long)ofi.st.rma_writes,
              (unsigned long long)ofi.st.direct,
              (unsigned long long)ofi.st.eagain,
+             (unsigned long long)ofi.st.kicks_spared,
              (unsigned long long)ofi.st.bad_pkts,
              (unsigned long long)ofi.st.stale_pkts,
              (unsigned long long)ofi.st.acks);

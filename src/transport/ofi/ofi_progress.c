@@ -667,6 +667,19 @@ static int app_polls(void)
              linger_count() > 0;
 }
 
+/* A kick wakes a thread parked beside a poller too (wait_fd, the bell's
+ * slices), which then takes the poller's CPU on 2 cores and its lock
+ * for a pass the poller makes anyway: over tcp a read issued by a
+ * polling thread preempted it once per read.  When the poller stops, the
+ * parked thread's next slice (<= 1 ms) looks, as for any arrival. */
+void ofi_kick_unpolled(void)
+{
+  if (app_polls())
+    ofi.st.kicks_spared++;
+  else
+    ofi_kick();
+}
+
 /* The packed path's PULLs and DATA need somebody's progress at both
  * ends, and nothing rings us for them without a doorbell or a wait fd
  * (tcp in polling mode): a progress thread napping 1 ms held each one

@@ -193,7 +193,7 @@ void ofi_send(struct ofi_buf *b, uint peer, uint64_t xfer)
   else
     ofi.retry_head = b;
   ofi.retry_tail = b;
-  ofi_kick();
+  ofi_kick_unpolled();
 }
 
 /* ------------------------------------------------------ owed work */
@@ -261,7 +261,7 @@ static int owe(int kind, uint peer, const void *pkt, size_t len,
     ofi.owed_head = o;
   ofi.owed_tail = o;
   p->owed++;
-  ofi_kick(); /* the progress thread tries again soon */
+  ofi_kick_unpolled(); /* the progress thread tries again soon */
   return 0;
 }
 

@@ -1329,7 +1329,7 @@ static int issue_read(struct ofi_xfer *x)
   x->inflight++;
   /* Its completion comes to our CQ and nobody rings for it: make sure
    * the progress thread (or a thread polling our CQ) looks soon. */
-  ofi_kick();
+  ofi_kick_unpolled();
   return 0;
 }
 
@@ -1650,7 +1650,7 @@ void ofi_sink_issue(void)
       ofi.ready_head = x;
       if (ofi.ready_tail == NULL)
         ofi.ready_tail = x;
-      ofi_kick();
+      ofi_kick_unpolled();
       return;
     }
     if (was_last)
