@@ -243,11 +243,14 @@ static int rma_by_messages(void);
  * (RTS, read request, read response, FIN) cost four trips through both
  * kernels against raw libfabric's one: such messages go eagerly, one
  * packet (a copy at each end), in a buffer grown by the headroom their
- * headers need, unless LAPI_EAGER_LIMIT was set.  GETs keep the old
- * limit: above it the target writes the origin's buffer (OFI_GET_WRITE),
- * two messages and no copy, which beat an eager answer (64 KiB Get
- * streamed over tcp;ofi_rxm ~0.73 of raw written, ~0.5 eager:
- * docs/PERFORMANCE.md, "Mid-size messages over tcp, session 10"). */
+ * headers need, unless LAPI_EAGER_LIMIT was set.  GETs do not follow:
+ * where their target may write the origin's buffer by RMA
+ * (OFI_GET_WRITE), a get beyond OFI_GET_EAGER_WRITTEN is written, two
+ * messages and no copy, which beat an eager answer (64 KiB Get streamed
+ * over tcp;ofi_rxm ~0.73 of raw written, ~0.5 eager: docs/PERFORMANCE.md,
+ * "Mid-size messages over tcp, session 10"; 6-16 KiB too, "Session 19");
+ * elsewhere they keep the default limit. */
+#define OFI_GET_EAGER_WRITTEN 4096
 static void eager_whole_buffers(void)
 {
   ofi.get_eager_limit = ofi.eager_limit;
@@ -256,6 +259,9 @@ static void eager_whole_buffers(void)
     return;
   ofi.eager_limit = ofi.buf_size;
   ofi.buf_size += OFI_EAGER_HEADROOM;
+  if (ofi.rma_write && ofi.get_write_ok &&
+      ofi.get_eager_limit > OFI_GET_EAGER_WRITTEN)
+    ofi.get_eager_limit = OFI_GET_EAGER_WRITTEN;
 }
 
 static int provider_up(struct lapi_boot *b)
