@@ -26,7 +26,7 @@
 #include "transport/ofi/ofi.h"
 
 #define BIG (1u << 20)
-#define EAGER_MAX 4096u /* ofi_fabric.c, OFI_GET_EAGER_WRITTEN */
+#define EAGER_MAX ((unsigned)OFI_GET_EAGER_WRITTEN)
 #define WIN 16
 #define WIN_LEN 65536u
 

@@ -322,6 +322,10 @@ struct ofi_nak {
  * eager_whole_buffers), the buffer is this much longer for the headers
  * in front of it: an RTS, the largest uhdr, a description's head. */
 #define OFI_EAGER_HEADROOM 2048
+/* Where reads are messages and a GET's target can write the origin's
+ * buffer by RMA (tcp;ofi_rxm), a get beyond this is written, not
+ * answered eagerly (ofi_fabric.c, eager_whole_buffers). */
+#define OFI_GET_EAGER_WRITTEN 4096
 
 static inline size_t ofi_align8(size_t n)
 {

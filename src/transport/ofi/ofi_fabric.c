@@ -250,7 +250,6 @@ static int rma_by_messages(void);
  * over tcp;ofi_rxm ~0.73 of raw written, ~0.5 eager: docs/PERFORMANCE.md,
  * "Mid-size messages over tcp, session 10"; 6-16 KiB too, "Session 19");
  * elsewhere they keep the default limit. */
-#define OFI_GET_EAGER_WRITTEN 4096
 static void eager_whole_buffers(void)
 {
   ofi.get_eager_limit = ofi.eager_limit;
