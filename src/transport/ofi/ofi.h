@@ -327,6 +327,11 @@ struct ofi_nak {
  * answered eagerly (ofi_fabric.c, eager_whole_buffers). */
 #define OFI_GET_EAGER_WRITTEN 4096
 
+/* Over sockets (tcp, sockets, net, udp) eager data of at least this many
+ * bytes in one piece is sent from the caller's memory, not packed first
+ * (LAPI_OFI_ZCOPY, ofi_send.c). */
+#define OFI_ZCOPY_DEFAULT 16384
+
 static inline size_t ofi_align8(size_t n)
 {
   return (n + 7) & ~(size_t)7;
@@ -360,6 +365,15 @@ struct ofi_buf {
   void *desc;
   uint64_t xfer;         /* send: transfer to fail if the send fails */
   unsigned char *mem;    /* OFI.buf_size bytes */
+  /* send: the last zc_len of the len bytes are the caller's data, sent
+   * from where they are (LAPI_OFI_ZCOPY; ofi_send.c); 0: all in mem */
+  const void *zc_data;
+  size_t zc_len;
+  /* an AM's data sent so: its org_cntr moves (lapi_am_origin_sent) when
+   * the buffer comes back, sent or not; zc_h NULL: nothing to tell */
+  struct lapi_hndl *zc_h;
+  lapi_cntr_t *zc_org;
+  uint zc_task;
 };
 
 struct ofi_xfer;
@@ -583,6 +597,7 @@ struct ofi_stats {
   uint64_t stale_pkts;       /* for a transfer or handle that is gone */
   uint64_t eagain;           /* -FI_EAGAIN retries */
   uint64_t kicks_spared;     /* left to a polling thread (ofi_kick_unpolled) */
+  uint64_t zc_sends;         /* eager data sent from the caller's memory */
   uint64_t eager, rma, pull; /* transfers by protocol (sink side) */
   uint64_t rx_holds;         /* eager AMs that kept their receive buffer */
   uint64_t rx_hold_full;     /* eager AMs copied: the held share was full */
@@ -669,6 +684,9 @@ struct ofi_state {
                                 eager limit up to this goes staged whole
                                 (OFI_RTS_STAGED; 0: never) */
   size_t inject_size;
+  size_t zcopy_min;          /* LAPI_OFI_ZCOPY: eager data of at least this
+                                many bytes in one piece is sent from the
+                                caller's memory, not packed; 0: never */
   size_t iov_limit, rma_iov_limit, max_msg;
   uint64_t mr_mode;
   int has_rma;

@@ -206,6 +206,8 @@ static void settings(void)
       env_size("LAPI_OFI_FIN_LIST_BYTES", 1u << 20, 0, SIZE_MAX);
   ofi.direct = env_flag("LAPI_OFI_DIRECT", 1);
   ofi.get_write_ok = env_flag("LAPI_OFI_GET_WRITE", 1);
+  /* SIZE_MAX: not set (send_defaults) */
+  ofi.zcopy_min = env_size("LAPI_OFI_ZCOPY", SIZE_MAX, 0, SIZE_MAX - 1);
   ofi.write_fault = (long)env_size("LAPI_OFI_TEST_WRITE_FAULT", 0, 0,
                                    1u << 30);
   ofi_fault_settings();
@@ -428,6 +430,24 @@ static void read_defaults(void)
     ofi.get_eager_limit = ofi.eager_limit;
 }
 
+/* How eager data leaves, once the provider is known.  Where the
+ * provider's send is itself a copy through the kernel (sockets), packing
+ * the data first copied it twice on the origin's CPU, which a stream of
+ * eager messages is bound by: 64 KiB Put / Amsend streamed over
+ * tcp;ofi_rxm at 0.78-0.87 of raw libfabric packed, 0.96-0.97 without
+ * the pack (docs/PERFORMANCE.md, "Session 20").  The caller's memory is
+ * then an iovec entry of the send, which needs an iovec of two and no
+ * local registration (FI_MR_LOCAL); whatever the user set otherwise. */
+static void send_defaults(void)
+{
+  if (ofi.zcopy_min == SIZE_MAX)
+    ofi.zcopy_min = rma_by_messages() ? OFI_ZCOPY_DEFAULT : 0;
+  if (ofi.iov_limit < 2 || (ofi.mr_mode & FI_MR_LOCAL))
+    ofi.zcopy_min = 0;
+  else if (ofi.zcopy_min && ofi.zcopy_min <= ofi.inject_size)
+    ofi.zcopy_min = ofi.inject_size + 1; /* injected anyway: a copy */
+}
+
 static int fab_fail(const char *what, int rc)
 {
   LAPI_LOG(LAPI_LOG_ASYNC, "ofi: %s failed on provider %s: %s", what,
@@ -620,6 +640,7 @@ static void close_all(void)
              "RMA %llu (%llu reads, %llu by CMA), packed %llu; CMA writes "
              "(gets) %llu, RMA writes %llu; run by their "
              "poller %llu; -FI_EAGAIN %llu; wake-ups left to a poller %llu; "
+             "eager sends from the caller's memory %llu; "
              "malformed packets dropped %llu, stale %llu; ACKs sent %llu",
              (unsigned long long)ofi.st.eager, (unsigned long long)ofi.st.rma,
              (unsigned long long)ofi.st.reads,
@@ -630,6 +651,7 @@ static void close_all(void)
              (unsigned long long)ofi.st.direct,
              (unsigned long long)ofi.st.eagain,
              (unsigned long long)ofi.st.kicks_spared,
+             (unsigned long long)ofi.st.zc_sends,
              (unsigned long long)ofi.st.bad_pkts,
              (unsigned long long)ofi.st.stale_pkts,
              (unsigned long long)ofi.st.acks);
@@ -649,6 +671,7 @@ static void close_all(void)
   while (ofi.retry_head) {
     struct ofi_buf *b = ofi.retry_head;
     ofi.retry_head = b->next;
+    b->zc_h = NULL; /* never sent, and its handle is closing */
     ofi_buf_put(b);
   }
   ofi.retry_tail = NULL;
@@ -734,6 +757,7 @@ static int open_endpoint(struct lapi_boot *b)
     rc = exchange(b);
   if (rc == LAPI_SUCCESS) {
     read_defaults();
+    send_defaults();
     ofi_bell_attach(b);
     lapi_spin_hint_procs(b->local_size);
   }

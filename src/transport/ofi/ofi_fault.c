@@ -362,7 +362,9 @@ void ofi_mangle_after(const struct ofi_buf *b)
   struct ofi_buf *m = ofi_buf_take();
   if (m == NULL)
     return;
-  memcpy(m->mem, b->mem, b->len);
+  memcpy(m->mem, b->mem, b->len - b->zc_len);
+  if (b->zc_len) /* sent from the caller's memory (ofi_send.c) */
+    memcpy(m->mem + b->len - b->zc_len, b->zc_data, b->zc_len);
   m->peer = b->peer;
   m->xfer = 0;
   m->len = mangle(m->mem, b->len, cls);

@@ -15,7 +15,9 @@
  *
  * Counters at the origin (docs/LAPI.md):
  *   AM   org_cntr when the data left our memory: at once for eager
- *        messages (packed into the packet), at the FIN otherwise;
+ *        messages packed into the packet, when the send completed for
+ *        those sent from the caller's memory (LAPI_OFI_ZCOPY), at the
+ *        FIN otherwise;
  *        cmpl_cntr at the FIN, which the target sends after the
  *        completion handler ran and tgt_cntr moved.
  *   PUT  org_cntr and cmpl_cntr at the FIN (tgt_cntr moved before it).
@@ -358,6 +360,34 @@ void ofi_fail_xfer(struct ofi_xfer *x, int code)
 
 /* ---------------------------------------------------------- launching */
 
+/* Eager data that goes from the caller's memory instead of being packed
+ * (LAPI_OFI_ZCOPY, ofi_send.c): at least ofi.zcopy_min bytes in one
+ * piece, and no AM send handler (it would have to run where the buffer
+ * comes back, and hear how the send went).  Its address, or NULL. */
+static const void *zc_source(const lapi_vec_t *v, size_t len,
+                             scompl_hndlr_t *shdlr)
+{
+  if (ofi.zcopy_min == 0 || len < ofi.zcopy_min || shdlr || v == NULL ||
+      v->vec_type != LAPI_GEN_IOVECTOR || v->num_vecs != 1 ||
+      v->len[0] != len)
+    return NULL;
+  return v->info[0];
+}
+
+/* b's last len bytes go from data; an AM's org_cntr then moves when b
+ * comes back (h NULL: a put, whose org_cntr waits for the FIN or the
+ * counts anyway). */
+static void zc_attach(struct ofi_buf *b, const void *data, size_t len,
+                      struct lapi_hndl *h, uint task, lapi_cntr_t *org_cntr)
+{
+  b->zc_data = data;
+  b->zc_len = len;
+  b->zc_h = h;
+  b->zc_task = task;
+  b->zc_org = org_cntr;
+  ofi.st.zc_sends++;
+}
+
 static size_t rts_room(const struct ofi_xfer *x, int with_desc)
 {
   return sizeof(struct ofi_rts) + (size_t)x->nseg * sizeof(struct ofi_seg) +
@@ -448,8 +478,21 @@ static void launch_rts(struct ofi_xfer *x)
     memcpy(p, x->desc, x->desc_len);
     p += ofi_align8(x->desc_len);
   }
-  if (x->mode == OFI_MODE_EAGER && x->data_len)
-    lapi_vec_pack(x->src, p, 0, x->data_len);
+  const void *zc = NULL;
+  if (x->mode == OFI_MODE_EAGER && x->data_len) {
+    /* (a put's handlers and counters wait for the FIN or the counts:
+     * the data is at the target then, out of the caller's memory) */
+    zc = zc_source(x->src, x->data_len,
+                   x->kind == OFI_K_AM ? x->shdlr : NULL);
+    if (zc == NULL) {
+      lapi_vec_pack(x->src, p, 0, x->data_len);
+    } else if (x->kind == OFI_K_AM) {
+      x->sent_fired = 1; /* told when b comes back, whatever x becomes */
+      zc_attach(b, zc, x->data_len, x->h, x->task, x->org_cntr);
+    } else {
+      zc_attach(b, zc, x->data_len, NULL, 0, NULL);
+    }
+  }
   if (x->staged_whole) {
     struct ofi_data_ref ref;
     ofi_ref_whole_ref(x, &ref);
@@ -457,7 +500,7 @@ static void launch_rts(struct ofi_xfer *x)
     memcpy(p, &ref, sizeof ref);
   }
   ofi_send(b, x->peer, x->id);
-  if (x->mode == OFI_MODE_EAGER && x->kind == OFI_K_AM)
+  if (x->mode == OFI_MODE_EAGER && x->kind == OFI_K_AM && zc == NULL)
     am_sent(x, LAPI_SUCCESS); /* packed: the origin buffer is free */
   if (no_fin) {
     /* Its credit and its landing now wait for the target's counts. */
@@ -749,16 +792,24 @@ static int am_send_direct(struct lapi_hndl *h, const struct lapi_tp_am *am)
     memset(d + am->uhdr_len, 0, ofi_align8(am->uhdr_len) - am->uhdr_len);
   }
   d += ofi_align8(am->uhdr_len);
-  if (am->udata_len)
-    bulk_copy(d, am->udata, am->udata_len);
+  const void *zc = NULL;
+  if (am->udata_len) {
+    struct ofi_vec one;
+    ofi_vec_one(&one, (void *)am->udata, am->udata_len);
+    zc = zc_source(&one.v, am->udata_len, NULL);
+    if (zc)
+      zc_attach(b, zc, am->udata_len, h, am->tgt, am->org_cntr);
+    else
+      bulk_copy(d, am->udata, am->udata_len);
+  }
   p->credits--; /* back when the target counts it done */
   ofi_send(b, peer, 0);
   /* Outstanding for LAPI_Fence from here (am_counts_outstanding): a
    * locked add less before the inject, and nothing lands it before we
    * release ofi.lock (failures of ofi_send are declared later). */
   __atomic_add_fetch(&h->outstanding, 1, __ATOMIC_SEQ_CST);
-  /* packed: the origin buffer is free */
-  lapi_am_origin_sent(h, am->tgt, am->org_cntr, NULL, NULL, LAPI_SUCCESS);
+  if (zc == NULL) /* packed: the origin buffer is free */
+    lapi_am_origin_sent(h, am->tgt, am->org_cntr, NULL, NULL, LAPI_SUCCESS);
   return 1;
 }
 

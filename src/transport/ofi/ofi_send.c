@@ -11,6 +11,13 @@
  * the others), and the progress thread (woken if asleep) posts it again
  * after reading the CQ.  Every packet is stamped, when it is posted, with
  * the freshest acknowledgement counts for its peer (ofi_ack.c).
+ * Eager data of at least LAPI_OFI_ZCOPY bytes in one piece is not packed
+ * into the buffer: the packet goes as two pieces, the buffer's head and
+ * the caller's memory (fi_sendv), and that memory is the caller's again
+ * only when the buffer comes back (ofi_buf_put: an AM's org_cntr moves
+ * then).  Over sockets the provider's send is itself a copy (the
+ * kernel's), so packing first copied every byte twice on the origin's
+ * CPU, the one a stream is bound by (docs/PERFORMANCE.md, "Session 20").
  * No free buffer and no memory for one never loses a packet either:
  * what must still be sent (a small packet, the DATA answering a PULL, a
  * transfer's first packet) is owed, in a record of its own, and done
@@ -60,8 +67,24 @@ struct ofi_buf *ofi_buf_take(void)
   return b;
 }
 
+/* A send from the caller's memory is over (sent, dropped with a failed
+ * peer, or failed): the memory is the caller's again.  No send handler
+ * rides here (ofi_zc_source), so the status is not needed. */
+static void zc_done(struct ofi_buf *b)
+{
+  if (b->zc_h)
+    lapi_am_origin_sent(b->zc_h, b->zc_task, b->zc_org, NULL, NULL,
+                        LAPI_SUCCESS);
+  b->zc_data = NULL;
+  b->zc_len = 0;
+  b->zc_h = NULL;
+  b->zc_org = NULL;
+}
+
 void ofi_buf_put(struct ofi_buf *b)
 {
+  if (b->zc_len)
+    zc_done(b);
   b->next = ofi.free_bufs;
   ofi.free_bufs = b;
 }
@@ -93,10 +116,20 @@ void *ofi_pkt_init(struct ofi_buf *b, int type, uint16_t hndl, uint64_t id,
 int ofi_post_raw(struct ofi_buf *b, int *injected)
 {
   fi_addr_t a = ofi.peers[b->peer].addr;
-  *injected = b->len <= ofi.inject_size;
-  if (*injected)
-    return (int)fi_inject(ofi.ep, b->mem, b->len, a);
-  int rc = (int)fi_send(ofi.ep, b->mem, b->len, b->desc, a, &b->c.fi);
+  int rc;
+  if (b->zc_len) {
+    /* never injected: the caller's memory is read until the completion */
+    struct iovec iov[2] = {{b->mem, b->len - b->zc_len},
+                           {(void *)b->zc_data, b->zc_len}};
+    void *desc[2] = {b->desc, NULL}; /* no FI_MR_LOCAL (ofi_fabric.c) */
+    *injected = 0;
+    rc = (int)fi_sendv(ofi.ep, iov, desc, 2, a, &b->c.fi);
+  } else {
+    *injected = b->len <= ofi.inject_size;
+    if (*injected)
+      return (int)fi_inject(ofi.ep, b->mem, b->len, a);
+    rc = (int)fi_send(ofi.ep, b->mem, b->len, b->desc, a, &b->c.fi);
+  }
   if (rc == 0) {
     ofi.tx_posted++;
     ofi.peers[b->peer].tx_posted++;
