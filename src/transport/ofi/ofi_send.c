@@ -69,7 +69,7 @@ struct ofi_buf *ofi_buf_take(void)
 
 /* A send from the caller's memory is over (sent, dropped with a failed
  * peer, or failed): the memory is the caller's again.  No send handler
- * rides here (ofi_zc_source), so the status is not needed. */
+ * rides here (zc_source, ofi_origin.c), so the status is not needed. */
 static void zc_done(struct ofi_buf *b)
 {
   if (b->zc_h)
