@@ -792,16 +792,15 @@ static int am_send_direct(struct lapi_hndl *h, const struct lapi_tp_am *am)
     memset(d + am->uhdr_len, 0, ofi_align8(am->uhdr_len) - am->uhdr_len);
   }
   d += ofi_align8(am->uhdr_len);
-  const void *zc = NULL;
-  if (am->udata_len) {
-    struct ofi_vec one;
-    ofi_vec_one(&one, (void *)am->udata, am->udata_len);
-    zc = zc_source(&one.v, am->udata_len, NULL);
-    if (zc)
-      zc_attach(b, zc, am->udata_len, h, am->tgt, am->org_cntr);
-    else
-      bulk_copy(d, am->udata, am->udata_len);
-  }
+  /* one piece, no send handler (zc_source's rule), on the path of
+   * every small message: one compare when it is off */
+  const void *zc = ofi.zcopy_min && am->udata_len >= ofi.zcopy_min
+                       ? am->udata
+                       : NULL;
+  if (zc)
+    zc_attach(b, zc, am->udata_len, h, am->tgt, am->org_cntr);
+  else if (am->udata_len)
+    bulk_copy(d, am->udata, am->udata_len);
   p->credits--; /* back when the target counts it done */
   ofi_send(b, peer, 0);
   /* Outstanding for LAPI_Fence from here (am_counts_outstanding): a
