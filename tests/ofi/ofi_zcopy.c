@@ -13,7 +13,11 @@
  * still read the slice shows as overwritten bytes.  Rounds: AMs at the
  * eager limit without cmpl_cntr (the SHORT packet), 16 KiB AMs with a
  * cmpl_cntr (an RTS kept for the target's counts), four times each,
- * 8 KiB AMs (under the default minimum: packed) and 32 KiB puts.  Task 0 also checks the
+ * 8 KiB AMs (under the default minimum: packed) and 32 KiB puts.
+ * Last, a GENERIC Amsendv of 1 MiB in one piece that the target's header
+ * handler scatters into 4 KiB pieces (the packed path over sockets: each DATA
+ * chunk is then sent from the source's piece), counted on cmpl_cntr,
+ * every piece and gap checked.  Task 0 also checks the
  * setting (argv[1], the expected LAPI_OFI_ZCOPY in bytes: 0 where it is
  * off) and its count of such sends per round.  White box (lapi_static).
  */
@@ -139,6 +143,97 @@ static void run_round(int round, int kind, size_t len, int n, size_t zmin,
   OT_OK(LAPI_Gfence(ot.h));
 }
 
+/* An Amsendv of 1 MiB in one piece that task 1's header handler
+ * scatters into 4 KiB pieces every 8 KiB: GENERIC on both sides, the one
+ * vector type whose pieces may differ between them. */
+#define PV_TOTAL ((size_t)1 << 20)
+#define PV_BLOCK ((size_t)4096)
+#define PV_PIECES (PV_TOTAL / PV_BLOCK)
+
+static void *pv_info[PV_PIECES];
+static ulong pv_len[PV_PIECES];
+static lapi_vec_t pv_vec;
+
+static lapi_vec_t *hdr_scatter(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
+                               ulong *len_vec, compl_hndlr_t **comp_h,
+                               void **uinfo)
+{
+  (void)h;
+  (void)uhdr;
+  (void)uhdr_len;
+  (void)len_vec;
+  for (size_t k = 0; k < PV_PIECES; k++) {
+    pv_info[k] = dst + 2 * k * PV_BLOCK;
+    pv_len[k] = PV_BLOCK;
+  }
+  pv_vec.vec_type = LAPI_GEN_GENERIC;
+  pv_vec.num_vecs = (uint)PV_PIECES;
+  pv_vec.info = pv_info;
+  pv_vec.len = pv_len;
+  *comp_h = NULL;
+  *uinfo = NULL;
+  return &pv_vec;
+}
+
+static void run_scatter(int round, size_t zmin, void **tgt_cntrs)
+{
+  if (ot.me == 1)
+    LAPI_Setcntr(ot.h, &tgt_cntr, 0);
+  pthread_mutex_lock(&ofi.lock);
+  uint64_t before = ofi.st.zc_sends;
+  /* packed (not read) where the target's pieces are under the RMA
+   * minimum; chunks by stage reference (shm) carry no data */
+  int packed = PV_BLOCK < ofi.min_rma_block && !ofi.pack_ref;
+  size_t chunk = ofi.chunk;
+  pthread_mutex_unlock(&ofi.lock);
+  if (ot.me == 0) {
+    LAPI_Setcntr(ot.h, &cmpl_cntr, 0);
+    ot_fill(src, PV_TOTAL, seed_of(round, 0));
+  } else {
+    memset(dst, 0x5a, 2 * PV_TOTAL);
+  }
+  OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 0) {
+    void *oinfo[1] = {src};
+    ulong olen[1] = {PV_TOTAL};
+    lapi_vec_t ov = {LAPI_GEN_GENERIC, 1, oinfo, olen};
+    int rc = LAPI_Amsendv(ot.h, 1, (void *)2, NULL, 0, &ov, tgt_cntrs[1],
+                          NULL, &cmpl_cntr);
+    OT_CHECK(rc == LAPI_SUCCESS, "LAPI_Amsendv returned %d", rc);
+    if (rc == LAPI_SUCCESS)
+      OT_OK(LAPI_Waitcntr(ot.h, &cmpl_cntr, 1, NULL));
+    uint64_t want = 0;
+    for (size_t off = 0; packed && zmin && off < PV_TOTAL; off += chunk)
+      want += PV_TOTAL - off < chunk ? PV_TOTAL - off >= zmin
+                                     : chunk >= zmin;
+    pthread_mutex_lock(&ofi.lock);
+    uint64_t sent = ofi.st.zc_sends - before;
+    pthread_mutex_unlock(&ofi.lock);
+    OT_CHECK(sent == want,
+             "Amsendv: %llu DATA chunks sent from the source's piece, want %llu",
+             (unsigned long long)sent, (unsigned long long)want);
+  } else {
+    OT_OK(LAPI_Waitcntr(ot.h, &tgt_cntr, 1, NULL));
+    for (size_t k = 0; k < PV_TOTAL / PV_BLOCK; k++) {
+      const unsigned char *blk = dst + 2 * k * PV_BLOCK;
+      size_t bad = PV_BLOCK;
+      for (size_t i = 0; i < PV_BLOCK && bad == PV_BLOCK; i++)
+        if (blk[i] != ot_byte(seed_of(round, 0), k * PV_BLOCK + i))
+          bad = i;
+      OT_CHECK(bad == PV_BLOCK, "Amsendv: block %zu wrong at byte %zu", k, bad);
+      size_t gap = PV_BLOCK;
+      for (size_t i = 0; i < PV_BLOCK && gap == PV_BLOCK; i++)
+        if (blk[PV_BLOCK + i] != 0x5a)
+          gap = i;
+      OT_CHECK(gap == PV_BLOCK, "Amsendv: gap after block %zu written at %zu",
+               k, gap);
+      if (bad != PV_BLOCK || gap != PV_BLOCK)
+        break;
+    }
+  }
+  OT_OK(LAPI_Gfence(ot.h));
+}
+
 int main(int argc, char **argv)
 {
   ot_init(NULL, 120);
@@ -156,6 +251,7 @@ int main(int argc, char **argv)
            ofi.prov, want_min);
   LAPI_Setcntr(ot.h, &tgt_cntr, 0);
   OT_OK(LAPI_Addr_set(ot.h, (void *)hdr_to_slot, 1));
+  OT_OK(LAPI_Addr_set(ot.h, (void *)hdr_scatter, 2));
   void **tgt_cntrs = ot_addrs(&tgt_cntr);
   void **dsts = ot_addrs(dst);
   size_t lim = eager < SLOT ? eager : SLOT;
@@ -172,6 +268,7 @@ int main(int argc, char **argv)
             dsts);
   run_round(r++, PUT, lim < 32768 ? lim : 32768, 128, zmin, tgt_cntrs,
             dsts);
+  run_scatter(r++, zmin, tgt_cntrs);
   free(tgt_cntrs);
   free(dsts);
   return ot_finish("ofi_zcopy");

@@ -360,18 +360,25 @@ void ofi_fail_xfer(struct ofi_xfer *x, int code)
 
 /* ---------------------------------------------------------- launching */
 
-/* Eager data that goes from the caller's memory instead of being packed
- * (LAPI_OFI_ZCOPY, ofi_send.c): at least ofi.zcopy_min bytes in one
- * piece, and no AM send handler (it would have to run where the buffer
- * comes back, and hear how the send went).  Its address, or NULL. */
+/* Bytes [off, off + n) of a source held in one piece (IOVECTOR or
+ * GENERIC), where they may go from the caller's memory instead of being
+ * packed (LAPI_OFI_ZCOPY, ofi_send.c): at least ofi.zcopy_min of them.
+ * Their address, or NULL. */
+static const void *zc_range(const lapi_vec_t *v, size_t off, size_t n)
+{
+  if (ofi.zcopy_min == 0 || n < ofi.zcopy_min || v == NULL ||
+      (v->vec_type != LAPI_GEN_IOVECTOR && v->vec_type != LAPI_GEN_GENERIC) ||
+      v->num_vecs != 1 || off > v->len[0] || n > v->len[0] - off)
+    return NULL;
+  return (const unsigned char *)v->info[0] + off;
+}
+
+/* Eager data sent so: not for an AM with a send handler (it would have
+ * to run where the buffer comes back, and hear how the send went). */
 static const void *zc_source(const lapi_vec_t *v, size_t len,
                              scompl_hndlr_t *shdlr)
 {
-  if (ofi.zcopy_min == 0 || len < ofi.zcopy_min || shdlr || v == NULL ||
-      v->vec_type != LAPI_GEN_IOVECTOR || v->num_vecs != 1 ||
-      v->len[0] != len)
-    return NULL;
-  return v->info[0];
+  return shdlr ? NULL : zc_range(v, 0, len);
 }
 
 /* b's last len bytes go from data; an AM's org_cntr then moves when b
@@ -1165,7 +1172,10 @@ void ofi_on_pull(const struct ofi_pull *p)
     ofi.peers[x->peer].staged_off = 1; /* it cannot read our arena */
   if (ofi_ref_answer(x, p) == 0)
     return; /* packed into a stage the sink copies from */
-  /* One DATA per chunk, each packed just before it is sent. */
+  /* One DATA per chunk, each packed just before it is sent, or sent from
+   * the source's memory where it is one piece (a GENERIC Amsendv that the
+   * target's header handler scattered into pieces too small to read). */
+  const void *zc;
   for (size_t done = 0; done < p->len;) {
     size_t n = p->len - done < ofi.chunk ? p->len - done : ofi.chunk;
     struct ofi_buf *b = ofi_buf_get();
@@ -1183,6 +1193,8 @@ void ofi_on_pull(const struct ofi_pull *p)
     d->flags = 0;
     if (p->stream == OFI_STREAM_DESC)
       memcpy(d + 1, x->desc + d->offset, n);
+    else if ((zc = zc_range(x->src, d->offset, n)) != NULL)
+      zc_attach(b, zc, n, NULL, 0, NULL); /* counters wait for the FIN */
     else
       lapi_vec_pack(x->src, d + 1, d->offset, n);
     if (__builtin_expect(ofi_dropdata_at, 0) && ofi_dropdata_now(x->peer))
