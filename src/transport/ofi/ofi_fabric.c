@@ -445,7 +445,8 @@ static void send_defaults(void)
   if (ofi.iov_limit < 2 || (ofi.mr_mode & FI_MR_LOCAL))
     ofi.zcopy_min = 0;
   else if (ofi.zcopy_min && ofi.zcopy_min <= ofi.inject_size)
-    ofi.zcopy_min = ofi.inject_size + 1; /* injected anyway: a copy */
+    ofi.zcopy_min = ofi.inject_size + 1; /* what an inject would carry
+                                            goes packed and injected */
 }
 
 static int fab_fail(const char *what, int rc)
