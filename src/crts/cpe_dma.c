@@ -180,12 +180,13 @@ void crts_dma_copy(void *ldm, void *mem, const struct crts_dma_shape *s,
 /* ------------------------------------------------------------ get / put */
 
 /*
- * One single-CPE transfer: TO_LDM is a get (dst LDM, src memory), TO_MEM a
- * put (dst memory, src LDM).  rply NULL with nonblocking 0: blocking form.
+ * One single-CPE transfer (crts_dma.h): TO_LDM is a get (dst LDM, src
+ * memory), TO_MEM a put (dst memory, src LDM).  rply NULL with
+ * nonblocking 0: blocking form.
  */
-static int dma_single(const char *call, enum crts_dma_dir dir, void *dst,
-                      void *src, int len, int bsize, int stride,
-                      crts_rply_t *rply, int nonblocking)
+int crts_dma_single(const char *call, enum crts_dma_dir dir, void *dst,
+                    void *src, int len, int bsize, int stride,
+                    crts_rply_t *rply, int nonblocking)
 {
   struct crts_cpe *self = crts_check_cpe(call);
   if (!self)
@@ -208,52 +209,52 @@ static int dma_single(const char *call, enum crts_dma_dir dir, void *dst,
 
 int CRTS_dma_get(void *dst, void *src, int len)
 {
-  return dma_single("CRTS_dma_get", CRTS_DMA_TO_LDM, dst, src, len, 0, 0,
-                    NULL, 0);
+  return crts_dma_single("CRTS_dma_get", CRTS_DMA_TO_LDM, dst, src,
+                         len, 0, 0, NULL, 0);
 }
 
 int CRTS_dma_get_stride(void *dst, void *src, int len, int bsize, int stride)
 {
-  return dma_single("CRTS_dma_get_stride", CRTS_DMA_TO_LDM, dst, src, len,
-                    bsize, stride, NULL, 0);
+  return crts_dma_single("CRTS_dma_get_stride", CRTS_DMA_TO_LDM, dst, src,
+                         len, bsize, stride, NULL, 0);
 }
 
 int CRTS_dma_iget(void *dst, void *src, int len, crts_rply_t *rply)
 {
-  return dma_single("CRTS_dma_iget", CRTS_DMA_TO_LDM, dst, src, len, 0, 0,
-                    rply, 1);
+  return crts_dma_single("CRTS_dma_iget", CRTS_DMA_TO_LDM, dst, src,
+                         len, 0, 0, rply, 1);
 }
 
 int CRTS_dma_iget_stride(void *dst, void *src, int len, int bsize, int stride,
                          crts_rply_t *rply)
 {
-  return dma_single("CRTS_dma_iget_stride", CRTS_DMA_TO_LDM, dst, src, len,
-                    bsize, stride, rply, 1);
+  return crts_dma_single("CRTS_dma_iget_stride", CRTS_DMA_TO_LDM, dst, src,
+                         len, bsize, stride, rply, 1);
 }
 
 int CRTS_dma_put(void *dst, void *src, int len)
 {
-  return dma_single("CRTS_dma_put", CRTS_DMA_TO_MEM, dst, src, len, 0, 0,
-                    NULL, 0);
+  return crts_dma_single("CRTS_dma_put", CRTS_DMA_TO_MEM, dst, src,
+                         len, 0, 0, NULL, 0);
 }
 
 int CRTS_dma_put_stride(void *dst, void *src, int len, int bsize, int stride)
 {
-  return dma_single("CRTS_dma_put_stride", CRTS_DMA_TO_MEM, dst, src, len,
-                    bsize, stride, NULL, 0);
+  return crts_dma_single("CRTS_dma_put_stride", CRTS_DMA_TO_MEM, dst, src,
+                         len, bsize, stride, NULL, 0);
 }
 
 int CRTS_dma_iput(void *dst, void *src, int len, crts_rply_t *rply)
 {
-  return dma_single("CRTS_dma_iput", CRTS_DMA_TO_MEM, dst, src, len, 0, 0,
-                    rply, 1);
+  return crts_dma_single("CRTS_dma_iput", CRTS_DMA_TO_MEM, dst, src,
+                         len, 0, 0, rply, 1);
 }
 
 int CRTS_dma_iput_stride(void *dst, void *src, int len, int bsize, int stride,
                          crts_rply_t *rply)
 {
-  return dma_single("CRTS_dma_iput_stride", CRTS_DMA_TO_MEM, dst, src, len,
-                    bsize, stride, rply, 1);
+  return crts_dma_single("CRTS_dma_iput_stride", CRTS_DMA_TO_MEM, dst, src,
+                         len, bsize, stride, rply, 1);
 }
 
 /* ------------------------------------------------------ wait, barriers */

@@ -80,9 +80,9 @@ static struct crts_barrier *scope_barrier(enum bcast_scope scope, int tid)
 
 /* -------------------------------------------------------- non-blocking */
 
-static int dma_ibcast(const char *call, enum bcast_scope scope, void *dst,
-                      void *src, int len, int bsize, int stride,
-                      crts_rply_t *rply)
+int crts_dma_ibcast_to(const char *call, uint64_t receivers, void *dst,
+                       void *src, int len, int bsize, int stride,
+                       crts_rply_t *rply, int reply_all)
 {
   struct crts_cpe *self = crts_check_cpe(call);
   if (!self || check_group(call, self) != 0)
@@ -93,32 +93,48 @@ static int dma_ibcast(const char *call, enum bcast_scope scope, void *dst,
       crts_dma_check_mem(call, "src", src, &s) != 0 ||
       crts_dma_check_rply(call, rply, self) != 0)
     return -1;
-  uint64_t mask = scope_mask(scope, self->tid);
-  /* Every receiver's slice must hold dst and rply (heaps may differ). */
+  uint64_t mask = receivers & crts_cg.group_mask;
+  /* Every receiver's slice must hold dst (and rply where it is raised):
+   * heaps may differ. */
   for (int t = 0; t < CRTS_MAX_SPE_NUM; t++) {
     if (!((mask >> t) & 1u))
       continue;
-    int owner = -1, rowner = -1;
+    int owner = -1, rowner = t;
     if (!crts_ldm_range(crts_ldm_translate(dst, t), s.len, &owner) ||
         owner != t ||
-        !crts_ldm_range(crts_ldm_translate((const void *)rply, t),
-                        sizeof *rply, &rowner) || rowner != t) {
-      crts_report(call, "dst %p + %zu bytes or rply %p is not usable LDM on "
-                  "receiver CPE %d", dst, s.len, (void *)rply, t);
+        (reply_all &&
+         (!crts_ldm_range(crts_ldm_translate((const void *)rply, t),
+                          sizeof *rply, &rowner) || rowner != t))) {
+      crts_report(call, "dst %p + %zu bytes%s is not usable LDM on "
+                  "receiver CPE %d", dst, s.len,
+                  reply_all ? " or rply" : "", t);
       return -1;
     }
   }
-  int receivers = 0;
+  int receivers_n = 0;
   for (int t = 0; t < CRTS_MAX_SPE_NUM; t++) {
     if (!((mask >> t) & 1u))
       continue;
     crts_dma_copy(crts_ldm_translate(dst, t), src, &s, CRTS_DMA_TO_LDM);
     /* The add publishes the bytes above to the receiver that sees it. */
-    crts_dma_reply(crts_ldm_translate((const void *)rply, t), t);
-    receivers++;
+    if (reply_all)
+      crts_dma_reply(crts_ldm_translate((const void *)rply, t), t);
+    receivers_n++;
   }
-  crts_stat_add(self, CRTS_STAT_DMA_GET, s.len * (uint64_t)receivers);
+  crts_stat_add(self, CRTS_STAT_DMA_GET, s.len * (uint64_t)receivers_n);
+  if (!reply_all)
+    crts_dma_reply(rply, self->tid);
   return 0;
+}
+
+static int dma_ibcast(const char *call, enum bcast_scope scope, void *dst,
+                      void *src, int len, int bsize, int stride,
+                      crts_rply_t *rply)
+{
+  struct crts_cpe *self = crts_self;
+  uint64_t mask = self ? scope_mask(scope, self->tid) : 0;
+  return crts_dma_ibcast_to(call, mask, dst, src, len, bsize, stride, rply,
+                            1);
 }
 
 int CRTS_dma_ibcast(void *dst, void *src, int len, crts_rply_t *rply)

@@ -153,6 +153,13 @@ void CRTS_ssync_32spe(void) { group_barrier("CRTS_ssync_32spe", SSYNC_32SPE); }
 void CRTS_ssync_8spc(void) { group_barrier("CRTS_ssync_8spc", SSYNC_32SPE); }
 void CRTS_ssync_array(void) { group_barrier("CRTS_ssync_array", SSYNC_ARRAY); }
 
+void crts_ssync_line(const char *call, int line)
+{
+  group_barrier(call, line == CRTS_SSYNC_LINE_ROW   ? SSYNC_ROW
+                      : line == CRTS_SSYNC_LINE_COL ? SSYNC_COL
+                                                    : SSYNC_ARRAY);
+}
+
 /* The CPEs that share LDM are the 4 of a cluster: the 1spc barrier. */
 void CRTS_ssync_sldm(void) { group_barrier("CRTS_ssync_sldm", SSYNC_1SPC); }
 

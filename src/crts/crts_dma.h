@@ -13,6 +13,7 @@
 #define CRTS_DMA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "crts_cg.h"
 
@@ -52,6 +53,26 @@ int crts_dma_check_mem(const char *call, const char *name, const void *p,
 /* rply must be a non-NULL, aligned reply word in self's own LDM. */
 int crts_dma_check_rply(const char *call, crts_rply_t *rply,
                         const struct crts_cpe *self);
+
+/*
+ * One transfer between main memory and the calling CPE's LDM, checked and
+ * reported under call's name (cpe_dma.c): TO_LDM a get (dst LDM), TO_MEM
+ * a put (dst memory); nonblocking: +1 on rply once the data is in place.
+ * 0, or -1 after a report.
+ */
+int crts_dma_single(const char *call, enum crts_dma_dir dir, void *dst,
+                    void *src, int len, int bsize, int stride,
+                    crts_rply_t *rply, int nonblocking);
+/*
+ * A non-blocking DMA broadcast into the LDM of every CPE of the spawned
+ * group that is in receivers (a mesh mask, bit tid), at dst's location in
+ * each (cpe_dma_bcast.c).  reply_all: +1 on every receiver's word at
+ * rply's location (the CRTS forms); else +1 on the caller's rply alone
+ * (the SW26010 athread_get).  0, or -1 after a report naming call.
+ */
+int crts_dma_ibcast_to(const char *call, uint64_t receivers, void *dst,
+                       void *src, int len, int bsize, int stride,
+                       crts_rply_t *rply, int reply_all);
 
 /* Copy one transfer of shape s between ldm (contiguous) and mem. */
 void crts_dma_copy(void *ldm, void *mem, const struct crts_dma_shape *s,

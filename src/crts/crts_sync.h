@@ -20,4 +20,9 @@ struct crts_sync_bar {
 extern struct crts_sync_bar crts_sync_master_spe_bar[CRTS_MAX_SPE_NUM];
 extern struct crts_sync_bar crts_sync_master_array_bar;
 
+/* The caller's row, column or whole group, as CRTS_ssync_row / _col /
+ * _array, with reports naming call (cpe_ssync.c; athread_syn). */
+enum { CRTS_SSYNC_LINE_ROW, CRTS_SSYNC_LINE_COL, CRTS_SSYNC_LINE_ARRAY };
+void crts_ssync_line(const char *call, int line);
+
 #endif /* CRTS_SYNC_H */

@@ -1,0 +1,278 @@
+/*
+ * test_sw_athread.c - the older SW26010 athread API (athread.h, slave.h):
+ * PE_MODE gets and puts, plain and strided, with int and unsigned long
+ * reply words; BCAST_MODE gets to all rows and to some, raising only the
+ * issuer's reply word; athread_syn over a row, a column and the array
+ * (each checked to hold every member back); _MYID / _ROW / _COL and
+ * athread_get_id; the spawn and create macros taking void f(void *); and
+ * the modes and masks that are not emulated failing without effect.
+ */
+#include <athread.h>
+#include <slave.h>
+
+#include <criterion/criterion.h>
+#include <sched.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "crts_test_util.h"
+
+#define WORDS 256
+#define SENTINEL 0xA5A5A5A5u
+
+static uint32_t mem_src[2 * WORDS];        /* main memory */
+static uint32_t mem_dst[CRTS_MAX_SPE_NUM][2 * WORDS];
+static __thread_local uint32_t ldm[WORDS]; /* every CPE's LDM */
+static __thread_local volatile int reply;
+static __thread_local volatile unsigned long lreply;
+
+static uint32_t pattern(int i) { return (uint32_t)i * 0x9E3779B9u + 7u; }
+
+static void fill_src(void)
+{
+  for (int i = 0; i < 2 * WORDS; i++)
+    mem_src[i] = pattern(i);
+  memset(mem_dst, 0, sizeof mem_dst);
+}
+
+static void ldm_reset(void)
+{
+  for (int i = 0; i < WORDS; i++)
+    ldm[i] = SENTINEL;
+}
+
+/* ---------------------------------------------------------- PE_MODE */
+
+static void pe_mode(void *arg)
+{
+  (void)arg;
+  ldm_reset();
+  reply = 0;
+  lreply = 0;
+  /* contiguous: 64 words from this CPE's offset */
+  CPE_CHECK(athread_get(PE_MODE, &mem_src[_MYID], ldm, 64 * 4, (void *)&reply,
+                        0, 0, 0) == 0);
+  while (reply != 1)
+    ;
+  for (int i = 0; i < 64; i++)
+    CPE_CHECK(ldm[i] == pattern(_MYID + i));
+  CPE_CHECK(ldm[64] == SENTINEL);
+  /* strided into an unsigned long reply word: blocks of 2 words, 2 skipped */
+  CPE_CHECK(athread_get(PE_MODE, mem_src, ldm, 32 * 4, (void *)&lreply, 0,
+                        2 * 4, 2 * 4) == 0);
+  CPE_CHECK(athread_get(PE_MODE, mem_src, &ldm[32], 4 * 4, (void *)&lreply,
+                        0, 0, 0) == 0);
+  while (lreply != 2)
+    ;
+  for (int j = 0; j < 32; j++)
+    CPE_CHECK(ldm[j] == pattern(j / 2 * 4 + j % 2));
+  /* put back: contiguous, then strided into gaps of 1 word */
+  CPE_CHECK(athread_put(PE_MODE, ldm, mem_dst[_MYID], 8 * 4, (void *)&reply,
+                        0, 0) == 0);
+  CPE_CHECK(athread_put(PE_MODE, ldm, &mem_dst[_MYID][WORDS], 8 * 4,
+                        (void *)&reply, 4, 4) == 0);
+  CPE_CHECK(athread_syn(ARRAY_SCOPE, 0xffff) == 0);
+  CPE_CHECK(reply == 3);
+}
+
+Test(sw_athread, pe_mode_get_and_put, .timeout = 60)
+{
+  fill_src();
+  crts_test_run(pe_mode, NULL);
+  CRTS_ASSERT_NO_CPE_FAILURE();
+  for (int t = 0; t < CRTS_athread_get_max_threads(); t++)
+    for (int j = 0; j < 8; j++) {
+      cr_assert_eq(mem_dst[t][j], pattern(j / 2 * 4 + j % 2), "CPE %d word %d",
+                   t, j);
+      cr_assert_eq(mem_dst[t][WORDS + 2 * j], pattern(j / 2 * 4 + j % 2));
+      cr_assert_eq(mem_dst[t][WORDS + 2 * j + 1], 0u, "gap overwritten");
+    }
+}
+
+/* -------------------------------------------------------- BCAST_MODE */
+
+/* CPE 0 broadcasts to the rows of rows_bits; only its reply word moves. */
+static void bcast(void *arg)
+{
+  int rows_bits = *(const int *)arg;
+  ldm_reset();
+  reply = 0;
+  CPE_CHECK(athread_syn(ARRAY_SCOPE, 0xffff) == 0);
+  if (_MYID == 0) {
+    CPE_CHECK(athread_get(BCAST_MODE, mem_src, ldm, WORDS * 4, (void *)&reply,
+                          rows_bits, 0, 0) == 0);
+    while (reply != 1)
+      ;
+  }
+  CPE_CHECK(athread_syn(ARRAY_SCOPE, 0xffff) == 0);
+  CPE_CHECK(reply == (_MYID == 0));
+  int receives = (rows_bits >> _ROW) & 1;
+  for (int i = 0; i < WORDS; i++)
+    CPE_CHECK(ldm[i] == (receives ? pattern(i) : SENTINEL));
+}
+
+Test(sw_athread, bcast_mode_reaches_every_row, .timeout = 60)
+{
+  static int all = 0xff;
+  fill_src();
+  crts_test_run(bcast, &all);
+  CRTS_ASSERT_NO_CPE_FAILURE();
+}
+
+Test(sw_athread, bcast_mode_reaches_the_masked_rows_alone, .timeout = 60)
+{
+  static int some = 0x26; /* rows 1, 2 and 5; not the issuer's row 0 */
+  fill_src();
+  crts_test_run(bcast, &some);
+  CRTS_ASSERT_NO_CPE_FAILURE();
+}
+
+/* --------------------------------------------------------- athread_syn */
+
+static volatile int round_of[CRTS_MAX_SPE_NUM];
+
+/* Every member writes the round, meets, and must see all members' writes;
+ * the slowest CPE (the last of the scope) dawdles first, so a barrier that
+ * let anybody through early is caught. */
+static void syn(void *arg)
+{
+  athread_scope scope = *(const athread_scope *)arg;
+  int mask = scope == ARRAY_SCOPE ? 0xffff : 0xff;
+  for (int r = 1; r <= 20; r++) {
+    if ((scope == ROW_SCOPE && _COL == 7) ||
+        (scope == COL_SCOPE && _ROW == 7) ||
+        (scope == ARRAY_SCOPE && _MYID == CRTS_athread_get_max_threads() - 1))
+      for (int k = 0; k < 50; k++)
+        sched_yield();
+    round_of[_MYID] = r;
+    CPE_CHECK(athread_syn(scope, mask) == 0);
+    for (int t = 0; t < CRTS_athread_get_max_threads(); t++) {
+      int member = scope == ARRAY_SCOPE ||
+                   (scope == ROW_SCOPE && t / CRTS_COL_NUM == _ROW) ||
+                   (scope == COL_SCOPE && t % CRTS_COL_NUM == _COL);
+      if (member && round_of[t] < r)
+        crts_test_fail("CPE %d: round %d: CPE %d is still at %d", _MYID, r, t,
+                       round_of[t]);
+    }
+    CPE_CHECK(athread_syn(scope, mask) == 0); /* nobody writes r + 1 early */
+  }
+}
+
+Test(sw_athread, syn_row, .timeout = 60)
+{
+  static athread_scope s = ROW_SCOPE;
+  crts_test_run(syn, &s);
+  CRTS_ASSERT_NO_CPE_FAILURE();
+}
+
+Test(sw_athread, syn_col, .timeout = 60)
+{
+  static athread_scope s = COL_SCOPE;
+  crts_test_run(syn, &s);
+  CRTS_ASSERT_NO_CPE_FAILURE();
+}
+
+Test(sw_athread, syn_array, .timeout = 60)
+{
+  static athread_scope s = ARRAY_SCOPE;
+  crts_test_run(syn, &s);
+  CRTS_ASSERT_NO_CPE_FAILURE();
+}
+
+/* ---------------------------------------------------------------- ids */
+
+static volatile int id_seen[CRTS_MAX_SPE_NUM];
+
+static void ids(void *arg)
+{
+  (void)arg;
+  CPE_CHECK(_MYID == CRTS_tid && _ROW == CRTS_rid && _COL == CRTS_cid);
+  CPE_CHECK(_MYID == _ROW * 8 + _COL);
+  CPE_CHECK(athread_get_id(-1) == _MYID);
+  CPE_CHECK(athread_get_id(5) == 5);
+  CPE_CHECK(athread_get_id(64) == -1);
+  id_seen[_MYID]++;
+}
+
+Test(sw_athread, ids_and_the_spawn_macro, .timeout = 60)
+{
+  memset((void *)id_seen, 0, sizeof id_seen);
+  cr_assert_eq(athread_init(), 0);
+  /* the SW26010 spelling: a void f(void *) named through SLAVE_FUN */
+  cr_assert_eq(athread_spawn(SLAVE_FUN(ids), 0), 0);
+  cr_assert_eq(athread_join(), 0);
+  CRTS_ASSERT_NO_CPE_FAILURE();
+  for (int t = 0; t < CRTS_athread_get_max_threads(); t++)
+    cr_assert_eq(id_seen[t], 1, "CPE %d ran %d times", t, id_seen[t]);
+}
+
+static void one(void *arg) { id_seen[_MYID] += *(const int *)arg; }
+
+Test(sw_athread, create_macro, .timeout = 60)
+{
+  static int ten = 10;
+  memset((void *)id_seen, 0, sizeof id_seen);
+  cr_assert_eq(athread_init(), 0);
+  cr_assert_eq(athread_create(3, one, &ten), 0);
+  cr_assert_eq(athread_wait(3), 0);
+  cr_assert_eq(id_seen[3], 10);
+  cr_assert_eq(id_seen[2], 0);
+}
+
+/* ------------------------------------------------------------- errors */
+
+static void refused(void *arg)
+{
+  (void)arg;
+  ldm_reset();
+  reply = 0;
+  if (_MYID != 9)
+    return;
+  static const dma_mode modes[] = { ROW_MODE, BROW_MODE, RANK_MODE };
+  for (int k = 0; k < 3; k++) {
+    CPE_CHECK(athread_get(modes[k], mem_src, ldm, 64, (void *)&reply, 0xff, 0,
+                          0) == -1);
+    CPE_CHECK(athread_put(modes[k], ldm, mem_dst[9], 64, (void *)&reply, 0,
+                          0) == -1);
+  }
+  CPE_CHECK(athread_put(BCAST_MODE, ldm, mem_dst[9], 64, (void *)&reply, 0,
+                        0) == -1);
+  CPE_CHECK(athread_get(BCAST_MODE, mem_src, ldm, 64, (void *)&reply, 0, 0,
+                        0) == -1);
+  CPE_CHECK(athread_get(BCAST_MODE, mem_src, ldm, 64, (void *)&reply, 0x100,
+                        0, 0) == -1);
+  /* the CRTS checks, under athread_get's name: misaligned, LDM as src */
+  CPE_CHECK(athread_get(PE_MODE, mem_src, (char *)ldm + 2, 64, (void *)&reply,
+                        0, 0, 0) == -1);
+  CPE_CHECK(athread_get(PE_MODE, ldm, ldm, 64, (void *)&reply, 0, 0, 0) ==
+            -1);
+  CPE_CHECK(athread_get(PE_MODE, mem_src, ldm, 64, NULL, 0, 0, 0) == -1);
+  /* partial masks and unknown scopes do not wait (CPE 9 is alone here) */
+  CPE_CHECK(athread_syn(ROW_SCOPE, 0x0f) == -1);
+  CPE_CHECK(athread_syn(COL_SCOPE, 0x1ff) == -1);
+  CPE_CHECK(athread_syn(ARRAY_SCOPE, 0xff) == -1);
+  CPE_CHECK(athread_syn((athread_scope)7, 0xff) == -1);
+  CPE_CHECK(reply == 0);
+  for (int i = 0; i < WORDS; i++)
+    CPE_CHECK(ldm[i] == SENTINEL);
+  for (int i = 0; i < 2 * WORDS; i++)
+    CPE_CHECK(mem_dst[9][i] == 0);
+}
+
+Test(sw_athread, modes_and_masks_not_emulated_fail_untouched, .timeout = 60)
+{
+  fill_src();
+  crts_test_run(refused, NULL);
+  CRTS_ASSERT_NO_CPE_FAILURE();
+}
+
+Test(sw_athread, cpe_calls_on_the_mpe_fail, .timeout = 60)
+{
+  static uint32_t buf[16];
+  static int r;
+  cr_assert_eq(athread_get(PE_MODE, mem_src, buf, 64, &r, 0, 0, 0), -1);
+  cr_assert_eq(athread_put(PE_MODE, buf, mem_src, 64, &r, 0, 0), -1);
+  cr_assert_eq(athread_syn(ARRAY_SCOPE, 0xffff), -1);
+  cr_assert_eq(athread_get_id(-1), -1);
+  cr_assert_eq(r, 0);
+}
