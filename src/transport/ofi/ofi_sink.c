@@ -269,6 +269,9 @@ static void am_header_run(struct lapi_item *it)
     return;
   }
   lapi_am_stat_recv(x->h, LAPI_TP_OFI, d->bytes);
+  /* Under the lock: a DATA the wire sends before our PULL (forged) reads
+   * want and dest in ofi_on_data, which drops it. */
+  pthread_mutex_lock(&ofi.lock);
   if (d->vec) {
     x->dest = d->vec;
   } else {
@@ -276,7 +279,6 @@ static void am_header_run(struct lapi_item *it)
     x->dest = &x->dest_one.v;
   }
   x->want = d->bytes;
-  pthread_mutex_lock(&ofi.lock);
   if (item_gone(x)) {
     pthread_mutex_unlock(&ofi.lock);
     return;
