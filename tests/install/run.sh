@@ -2,13 +2,14 @@
 # run.sh BUILD_DIR - install BUILD_DIR into a temporary prefix, then build and
 # run a user program against that prefix three ways: find_package(openlapi)
 # with openlapi::crts and openlapi::crts_static, and the compile line
-# `cc main.c $(pkg-config --cflags --libs crts)` that docs/BUILDING.md gives.
+# `cc main.c $(pkg-config --cflags --libs crts)` that docs/BUILDING.md gives;
+# then examples/crts/sw26010_axpy.c against the installed athread.h and slave.h.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=install_prefix.sh
 . "$here/install_prefix.sh"
-for f in include/crts.h lib*/pkgconfig/crts.pc lib*/cmake/openlapi/openlapiConfig.cmake; do
+for f in include/crts.h include/athread.h include/slave.h lib*/pkgconfig/crts.pc lib*/cmake/openlapi/openlapiConfig.cmake; do
   compgen -G "$prefix/$f" >/dev/null || { echo "missing in prefix: $f"; exit 1; }
 done
 
@@ -46,4 +47,10 @@ libdir=$(pkg-config --variable=libdir crts)
 "$cc" $san -Wall -Werror "$here/consumer/main.c" $flags -o "$tmp/consumer_pc"
 LD_LIBRARY_PATH=$libdir "$tmp/consumer_pc"
 
-echo "install_consumer: 3 programs built against the installed libcrts passed"
+echo "== the SW26010 athread example against the installed athread.h / slave.h"
+# shellcheck disable=SC2086
+"$cc" $san -Wall -Werror "$here/../../examples/crts/sw26010_axpy.c" $flags \
+  -o "$tmp/sw26010_axpy"
+LD_LIBRARY_PATH=$libdir CRTS_NUM_CPES=8 "$tmp/sw26010_axpy"
+
+echo "install_consumer: 4 programs built against the installed libcrts passed"
