@@ -91,7 +91,7 @@ int crts_dma_ibcast_to(const char *call, uint64_t receivers, void *dst,
   if (crts_dma_shape_init(call, &s, len, bsize, stride) != 0 ||
       crts_dma_check_ldm(call, "dst", dst, s.len, self) != 0 ||
       crts_dma_check_mem(call, "src", src, &s) != 0 ||
-      crts_dma_check_rply(call, rply, self) != 0)
+      ((reply_all || rply) && crts_dma_check_rply(call, rply, self) != 0))
     return -1;
   uint64_t mask = receivers & crts_cg.group_mask;
   /* Every receiver's slice must hold dst (and rply where it is raised):
@@ -122,7 +122,7 @@ int crts_dma_ibcast_to(const char *call, uint64_t receivers, void *dst,
     receivers_n++;
   }
   crts_stat_add(self, CRTS_STAT_DMA_GET, s.len * (uint64_t)receivers_n);
-  if (!reply_all)
+  if (!reply_all && rply)
     crts_dma_reply(rply, self->tid);
   return 0;
 }

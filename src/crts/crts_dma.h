@@ -68,7 +68,8 @@ int crts_dma_single(const char *call, enum crts_dma_dir dir, void *dst,
  * group that is in receivers (a mesh mask, bit tid), at dst's location in
  * each (cpe_dma_bcast.c).  reply_all: +1 on every receiver's word at
  * rply's location (the CRTS forms); else +1 on the caller's rply alone
- * (the SW26010 athread_get).  0, or -1 after a report naming call.
+ * (the SW26010 athread_get), if not NULL.  0, or -1 after a report
+ * naming call.
  */
 int crts_dma_ibcast_to(const char *call, uint64_t receivers, void *dst,
                        void *src, int len, int bsize, int stride,

@@ -4,10 +4,12 @@
  * reply words; BCAST_MODE gets to all rows and to some, raising only the
  * issuer's reply word; athread_syn over a row, a column and the array
  * (each checked to hold every member back); _MYID / _ROW / _COL and
- * athread_get_id; the spawn and create macros taking void f(void *); and
- * the modes and masks that are not emulated failing without effect.
+ * athread_get_id; the spawn and create macros taking void f(void *); the
+ * dma.h descriptors (dma_set_*, dma(), dma_wait); and the modes, masks and
+ * descriptors that are not usable failing without effect.
  */
 #include <athread.h>
+#include <dma.h>
 #include <slave.h>
 
 #include <criterion/criterion.h>
@@ -275,4 +277,144 @@ Test(sw_athread, cpe_calls_on_the_mpe_fail, .timeout = 60)
   cr_assert_eq(athread_syn(ARRAY_SCOPE, 0xffff), -1);
   cr_assert_eq(athread_get_id(-1), -1);
   cr_assert_eq(r, 0);
+}
+
+/* ------------------------------------------------------- descriptors */
+
+static void descriptors(void *arg)
+{
+  (void)arg;
+  ldm_reset();
+  reply = 0;
+  dma_desc get = 0, put = 0, step;
+  /* fields in any order; stepsize before size, as some codes do */
+  dma_set_stepsize(&get, 0);
+  dma_set_reply(&get, &reply);
+  dma_set_op(&get, DMA_GET);
+  dma_set_size(&get, 64 * 4);
+  dma_set_mode(&get, PE_MODE);
+  CPE_CHECK(dma(get, (long)&mem_src[_MYID], (long)ldm) == 0);
+  CPE_CHECK(dma_wait(&reply, 1) == 0);
+  for (int i = 0; i < 64; i++)
+    CPE_CHECK(ldm[i] == pattern(_MYID + i));
+  /* the same descriptor again, as pointers: 2 on the same word */
+  CPE_CHECK(dma(get, &mem_src[1], &ldm[64]) == 0);
+  CPE_CHECK(dma_wait(&reply, 2) == 0 && reply == 2);
+  CPE_CHECK(ldm[64] == pattern(1) && ldm[127] == pattern(64));
+  /* strided: memset-cleared, an unsigned long reply word */
+  memset(&step, 0, sizeof step);
+  lreply = 0;
+  dma_set_op(&step, DMA_GET);
+  dma_set_mode(&step, PE_MODE);
+  dma_set_reply(&step, &lreply);
+  dma_set_size(&step, 30 * 4);
+  dma_set_bsize(&step, 3 * 4);   /* blocks of 3 words, 1 skipped */
+  dma_set_stepsize(&step, 1 * 4);
+  CPE_CHECK(dma(step, mem_src, ldm) == 0);
+  CPE_CHECK(dma_wait(&lreply, 1) == 0 && lreply == 1);
+  for (int j = 0; j < 30; j++)
+    CPE_CHECK(ldm[j] == pattern(j / 3 * 4 + j % 3));
+  CPE_CHECK(ldm[30] == pattern(_MYID + 30)); /* the first get's */
+  /* put: a field changed between two starts of one descriptor */
+  dma_set_op(&put, DMA_PUT);
+  dma_set_mode(&put, PE_MODE);
+  dma_set_reply(&put, &reply);
+  dma_set_size(&put, 8 * 4);
+  CPE_CHECK(dma(put, mem_dst[_MYID], ldm) == 0);
+  dma_set_bsize(&put, 2 * 4);    /* blocks of 2 words, 1 skipped */
+  dma_set_stepsize(&put, 1 * 4);
+  CPE_CHECK(dma(put, &mem_dst[_MYID][WORDS], ldm) == 0);
+  CPE_CHECK(dma_wait(&reply, 4) == 0 && reply == 4);
+  /* no reply word: the data still moves */
+  dma_desc quiet = 0;
+  dma_set_op(&quiet, DMA_GET);
+  dma_set_size(&quiet, 4);
+  CPE_CHECK(dma(quiet, &mem_src[7], &ldm[200]) == 0);
+  CPE_CHECK(ldm[200] == pattern(7));
+  /* BCAST_MODE by CPE 0 to row 1 alone */
+  CPE_CHECK(athread_syn(ARRAY_SCOPE, 0xffff) == 0);
+  if (_MYID == 0) {
+    dma_desc b = 0;
+    dma_set_op(&b, DMA_GET);
+    dma_set_mode(&b, BCAST_MODE);
+    dma_set_mask(&b, 0x02);
+    dma_set_reply(&b, &reply);
+    dma_set_size(&b, 16 * 4);
+    CPE_CHECK(dma(b, &mem_src[100], &ldm[128]) == 0);
+    CPE_CHECK(dma_wait(&reply, 5) == 0);
+  }
+  CPE_CHECK(athread_syn(ARRAY_SCOPE, 0xffff) == 0);
+  CPE_CHECK(reply == (_MYID == 0 ? 5 : 4));
+  for (int i = 0; i < 16; i++)
+    CPE_CHECK(ldm[128 + i] == (_ROW == 1 ? pattern(100 + i) : SENTINEL));
+}
+
+Test(sw_athread, dma_descriptors, .timeout = 60)
+{
+  fill_src();
+  crts_test_run(descriptors, NULL);
+  CRTS_ASSERT_NO_CPE_FAILURE();
+  for (int t = 0; t < CRTS_athread_get_max_threads(); t++) {
+    for (int j = 0; j < 8; j++) {
+      uint32_t want = pattern(j / 3 * 4 + j % 3);
+      cr_assert_eq(mem_dst[t][j], want, "CPE %d word %d", t, j);
+      cr_assert_eq(mem_dst[t][WORDS + j / 2 * 3 + j % 2], want,
+                   "CPE %d strided word %d", t, j);
+    }
+    for (int k = 0; k < 4; k++)
+      cr_assert_eq(mem_dst[t][WORDS + 3 * k + 2], 0u, "gap %d overwritten",
+                   k);
+  }
+}
+
+static uint32_t not_ldm_word;
+
+static void bad_descriptors(void *arg)
+{
+  (void)arg;
+  ldm_reset();
+  reply = 0;
+  if (_MYID != 4)
+    return;
+  dma_desc d = 0;
+  dma_set_op(&d, DMA_GET);
+  dma_set_size(&d, 64);
+  /* a reply word in main memory: refused when set, and at every start */
+  dma_set_reply(&d, &not_ldm_word);
+  CPE_CHECK(dma(d, mem_src, ldm) == -1);
+  dma_set_reply(&d, &reply);
+  CPE_CHECK(dma(d, mem_src, ldm) == 0 && reply == 1);
+  /* ops and modes that are not */
+  dma_desc e = d;
+  dma_set_op(&e, (dma_op)9);
+  CPE_CHECK(dma(e, mem_src, ldm) == -1);
+  e = d;
+  dma_set_mode(&e, (dma_mode)9);
+  CPE_CHECK(dma(e, mem_src, ldm) == -1);
+  e = d;
+  dma_set_mode(&e, ROW_MODE);
+  CPE_CHECK(dma(e, mem_src, ldm) == -1);
+  e = d;
+  dma_set_op(&e, DMA_PUT);
+  dma_set_mode(&e, BCAST_MODE);
+  CPE_CHECK(dma(e, mem_dst[4], ldm) == -1);
+  /* CRTS's checks: misaligned size, LDM given as main memory */
+  e = d;
+  dma_set_size(&e, 6);
+  CPE_CHECK(dma(e, mem_src, ldm) == -1);
+  CPE_CHECK(dma(d, ldm, ldm) == -1);
+  CPE_CHECK(dma_wait(&reply, -1) == -1);
+  CPE_CHECK(dma_wait(&not_ldm_word, 0) == -1);
+  CPE_CHECK(reply == 1);
+  for (int i = 16; i < WORDS; i++)
+    CPE_CHECK(ldm[i] == SENTINEL);
+  for (int i = 0; i < 2 * WORDS; i++)
+    CPE_CHECK(mem_dst[4][i] == 0);
+}
+
+Test(sw_athread, bad_descriptors_fail_untouched, .timeout = 60)
+{
+  fill_src();
+  crts_test_run(bad_descriptors, NULL);
+  CRTS_ASSERT_NO_CPE_FAILURE();
 }

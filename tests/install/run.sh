@@ -9,7 +9,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=install_prefix.sh
 . "$here/install_prefix.sh"
-for f in include/crts.h include/athread.h include/slave.h lib*/pkgconfig/crts.pc lib*/cmake/openlapi/openlapiConfig.cmake; do
+for f in include/crts.h include/sw26010/athread.h include/sw26010/slave.h include/sw26010/dma.h lib*/pkgconfig/crts.pc lib*/cmake/openlapi/openlapiConfig.cmake; do
   compgen -G "$prefix/$f" >/dev/null || { echo "missing in prefix: $f"; exit 1; }
 done
 
