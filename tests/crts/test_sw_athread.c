@@ -43,6 +43,23 @@ static void ldm_reset(void)
     ldm[i] = SENTINEL;
 }
 
+/* On the CPE: LDM words from `from` on and CPE tid's output row untouched. */
+static void check_untouched(int from, int tid)
+{
+  for (int i = from; i < WORDS; i++)
+    CPE_CHECK(ldm[i] == SENTINEL);
+  for (int i = 0; i < 2 * WORDS; i++)
+    CPE_CHECK(mem_dst[tid][i] == 0);
+}
+
+/* Fresh sources, fn on every CPE, no CPE failure. */
+static void run_checked(void (*fn)(void *), void *arg)
+{
+  fill_src();
+  crts_test_run(fn, arg);
+  CRTS_ASSERT_NO_CPE_FAILURE();
+}
+
 /* ---------------------------------------------------------- PE_MODE */
 
 static void pe_mode(void *arg)
@@ -79,9 +96,7 @@ static void pe_mode(void *arg)
 
 Test(sw_athread, pe_mode_get_and_put, .timeout = 60)
 {
-  fill_src();
-  crts_test_run(pe_mode, NULL);
-  CRTS_ASSERT_NO_CPE_FAILURE();
+  run_checked(pe_mode, NULL);
   for (int t = 0; t < CRTS_athread_get_max_threads(); t++)
     for (int j = 0; j < 8; j++) {
       cr_assert_eq(mem_dst[t][j], pattern(j / 2 * 4 + j % 2), "CPE %d word %d",
@@ -116,17 +131,13 @@ static void bcast(void *arg)
 Test(sw_athread, bcast_mode_reaches_every_row, .timeout = 60)
 {
   static int all = 0xff;
-  fill_src();
-  crts_test_run(bcast, &all);
-  CRTS_ASSERT_NO_CPE_FAILURE();
+  run_checked(bcast, &all);
 }
 
 Test(sw_athread, bcast_mode_reaches_the_masked_rows_alone, .timeout = 60)
 {
   static int some = 0x26; /* rows 1, 2 and 5; not the issuer's row 0 */
-  fill_src();
-  crts_test_run(bcast, &some);
-  CRTS_ASSERT_NO_CPE_FAILURE();
+  run_checked(bcast, &some);
 }
 
 /* --------------------------------------------------------- athread_syn */
@@ -163,22 +174,19 @@ static void syn(void *arg)
 Test(sw_athread, syn_row, .timeout = 60)
 {
   static athread_scope s = ROW_SCOPE;
-  crts_test_run(syn, &s);
-  CRTS_ASSERT_NO_CPE_FAILURE();
+  run_checked(syn, &s);
 }
 
 Test(sw_athread, syn_col, .timeout = 60)
 {
   static athread_scope s = COL_SCOPE;
-  crts_test_run(syn, &s);
-  CRTS_ASSERT_NO_CPE_FAILURE();
+  run_checked(syn, &s);
 }
 
 Test(sw_athread, syn_array, .timeout = 60)
 {
   static athread_scope s = ARRAY_SCOPE;
-  crts_test_run(syn, &s);
-  CRTS_ASSERT_NO_CPE_FAILURE();
+  run_checked(syn, &s);
 }
 
 /* ---------------------------------------------------------------- ids */
@@ -255,17 +263,12 @@ static void refused(void *arg)
   CPE_CHECK(athread_syn(ARRAY_SCOPE, 0xff) == -1);
   CPE_CHECK(athread_syn((athread_scope)7, 0xff) == -1);
   CPE_CHECK(reply == 0);
-  for (int i = 0; i < WORDS; i++)
-    CPE_CHECK(ldm[i] == SENTINEL);
-  for (int i = 0; i < 2 * WORDS; i++)
-    CPE_CHECK(mem_dst[9][i] == 0);
+  check_untouched(0, 9);
 }
 
 Test(sw_athread, modes_and_masks_not_emulated_fail_untouched, .timeout = 60)
 {
-  fill_src();
-  crts_test_run(refused, NULL);
-  CRTS_ASSERT_NO_CPE_FAILURE();
+  run_checked(refused, NULL);
 }
 
 Test(sw_athread, cpe_calls_on_the_mpe_fail, .timeout = 60)
@@ -351,9 +354,7 @@ static void descriptors(void *arg)
 
 Test(sw_athread, dma_descriptors, .timeout = 60)
 {
-  fill_src();
-  crts_test_run(descriptors, NULL);
-  CRTS_ASSERT_NO_CPE_FAILURE();
+  run_checked(descriptors, NULL);
   for (int t = 0; t < CRTS_athread_get_max_threads(); t++) {
     for (int j = 0; j < 8; j++) {
       uint32_t want = pattern(j / 3 * 4 + j % 3);
@@ -406,15 +407,10 @@ static void bad_descriptors(void *arg)
   CPE_CHECK(dma_wait(&reply, -1) == -1);
   CPE_CHECK(dma_wait(&not_ldm_word, 0) == -1);
   CPE_CHECK(reply == 1);
-  for (int i = 16; i < WORDS; i++)
-    CPE_CHECK(ldm[i] == SENTINEL);
-  for (int i = 0; i < 2 * WORDS; i++)
-    CPE_CHECK(mem_dst[4][i] == 0);
+  check_untouched(16, 4); /* the good get moved 16 words */
 }
 
 Test(sw_athread, bad_descriptors_fail_untouched, .timeout = 60)
 {
-  fill_src();
-  crts_test_run(bad_descriptors, NULL);
-  CRTS_ASSERT_NO_CPE_FAILURE();
+  run_checked(bad_descriptors, NULL);
 }
