@@ -10,7 +10,9 @@
  * into every receiver's LDM and then adds 1 to every receiver's reply word
  * (the same LDM location as the caller's rply), so each receiver waits on
  * its own word as in the manual's example.  The issuer counts one DMA_GET
- * of len bytes per receiver.
+ * of len bytes per receiver.  crts_dma_ibcast_to also serves the SW26010's
+ * athread_get in BCAST_MODE (cpe_athread_sw.c): rows chosen by a mask, and
+ * only the issuer's reply word raised.
  *
  * Collective (_coll) forms are called by every CPE of the scope.  All meet
  * at the scope's barrier, so nobody's LDM is written before its owner has
@@ -94,6 +96,11 @@ int crts_dma_ibcast_to(const char *call, uint64_t receivers, void *dst,
       ((reply_all || rply) && crts_dma_check_rply(call, rply, self) != 0))
     return -1;
   uint64_t mask = receivers & crts_cg.group_mask;
+  if (mask == 0) { /* athread_get's rows, none of them in the group */
+    crts_report(call, "no CPE of the spawned group is in the rows the "
+                "broadcast names: the data would reach nobody");
+    return -1;
+  }
   /* Every receiver's slice must hold dst (and rply where it is raised):
    * heaps may differ. */
   for (int t = 0; t < CRTS_MAX_SPE_NUM; t++) {

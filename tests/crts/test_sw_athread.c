@@ -15,6 +15,7 @@
 #include <criterion/criterion.h>
 #include <sched.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "crts_test_util.h"
@@ -138,6 +139,34 @@ Test(sw_athread, bcast_mode_reaches_the_masked_rows_alone, .timeout = 60)
 {
   static int some = 0x26; /* rows 1, 2 and 5; not the issuer's row 0 */
   run_checked(bcast, &some);
+}
+
+/* A group of 8 CPEs is row 0 alone: a mask of other rows reaches nobody
+ * and fails; one that names row 0 too loads row 0. */
+static void bcast_small_group(void *arg)
+{
+  (void)arg;
+  ldm_reset();
+  reply = 0;
+  CPE_CHECK(athread_syn(ARRAY_SCOPE, 0xffff) == 0);
+  if (_MYID == 3) {
+    CPE_CHECK(athread_get(BCAST_MODE, mem_src, ldm, 64, (void *)&reply, 0x80,
+                          0, 0) == -1);
+    CPE_CHECK(reply == 0);
+    CPE_CHECK(athread_get(BCAST_MODE, mem_src, ldm, 64, (void *)&reply, 0x81,
+                          0, 0) == 0);
+    CPE_CHECK(reply == 1);
+  }
+  CPE_CHECK(athread_syn(ARRAY_SCOPE, 0xffff) == 0);
+  for (int i = 0; i < 16; i++)
+    CPE_CHECK(ldm[i] == pattern(i));
+}
+
+Test(sw_athread, bcast_mode_to_rows_without_cpes_fails, .timeout = 60)
+{
+  setenv("CRTS_NUM_CPES", "8", 1);
+  run_checked(bcast_small_group, NULL);
+  cr_assert_eq(CRTS_athread_get_max_threads(), 8);
 }
 
 /* --------------------------------------------------------- athread_syn */
