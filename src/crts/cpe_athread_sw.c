@@ -117,12 +117,7 @@ int athread_syn(athread_scope scope, int mask)
                 "or a CRTS_ssync_* group", (unsigned)mask, (unsigned)full);
     return -1;
   }
-  if (!crts_self) {
-    crts_report(call, "must be called on a CPE (inside a spawned function)");
-    return -1;
-  }
-  crts_ssync_line(call, line);
-  return 0;
+  return crts_ssync_line(call, line);
 }
 
 int athread_get_id(int core)

@@ -92,15 +92,17 @@ static struct crts_cpe *group_member(const char *call)
   return self;
 }
 
-static void group_barrier(const char *call, enum ssync_kind k)
+/* 0 once the group of kind k met, or -1 after a report (not waited). */
+static int group_barrier(const char *call, enum ssync_kind k)
 {
   struct crts_cpe *self = group_member(call);
   if (!self)
-    return;
+    return -1;
   uint64_t mask;
   int inst = group_of(k, self->tid, &mask);
   uint32_t count = (uint32_t)__builtin_popcountll(mask & crts_cg.group_mask);
   crts_barrier_wait(&group_bar[k][inst].b, count, 0);
+  return 0;
 }
 
 void CRTS_ssync_peer(int tid)
@@ -153,11 +155,11 @@ void CRTS_ssync_32spe(void) { group_barrier("CRTS_ssync_32spe", SSYNC_32SPE); }
 void CRTS_ssync_8spc(void) { group_barrier("CRTS_ssync_8spc", SSYNC_32SPE); }
 void CRTS_ssync_array(void) { group_barrier("CRTS_ssync_array", SSYNC_ARRAY); }
 
-void crts_ssync_line(const char *call, int line)
+int crts_ssync_line(const char *call, int line)
 {
-  group_barrier(call, line == CRTS_SSYNC_LINE_ROW   ? SSYNC_ROW
-                      : line == CRTS_SSYNC_LINE_COL ? SSYNC_COL
-                                                    : SSYNC_ARRAY);
+  return group_barrier(call, line == CRTS_SSYNC_LINE_ROW   ? SSYNC_ROW
+                             : line == CRTS_SSYNC_LINE_COL ? SSYNC_COL
+                                                           : SSYNC_ARRAY);
 }
 
 /* The CPEs that share LDM are the 4 of a cluster: the 1spc barrier. */

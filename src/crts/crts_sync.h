@@ -21,8 +21,9 @@ extern struct crts_sync_bar crts_sync_master_spe_bar[CRTS_MAX_SPE_NUM];
 extern struct crts_sync_bar crts_sync_master_array_bar;
 
 /* The caller's row, column or whole group, as CRTS_ssync_row / _col /
- * _array, with reports naming call (cpe_ssync.c; athread_syn). */
+ * _array, with reports naming call (cpe_ssync.c; athread_syn): 0 once
+ * met, -1 after a report (the MPE, a CPE not in a spawned group). */
 enum { CRTS_SSYNC_LINE_ROW, CRTS_SSYNC_LINE_COL, CRTS_SSYNC_LINE_ARRAY };
-void crts_ssync_line(const char *call, int line);
+int crts_ssync_line(const char *call, int line);
 
 #endif /* CRTS_SYNC_H */

@@ -245,7 +245,13 @@ Test(sw_athread, ids_and_the_spawn_macro, .timeout = 60)
     cr_assert_eq(id_seen[t], 1, "CPE %d ran %d times", t, id_seen[t]);
 }
 
-static void one(void *arg) { id_seen[_MYID] += *(const int *)arg; }
+static void one(void *arg)
+{
+  id_seen[_MYID] += *(const int *)arg;
+  /* a created thread is in no spawned group: its barriers are refused */
+  CPE_CHECK(athread_syn(ARRAY_SCOPE, 0xffff) == -1);
+  CPE_CHECK(athread_syn(ROW_SCOPE, 0xff) == -1);
+}
 
 Test(sw_athread, create_macro, .timeout = 60)
 {
@@ -256,6 +262,7 @@ Test(sw_athread, create_macro, .timeout = 60)
   cr_assert_eq(athread_wait(3), 0);
   cr_assert_eq(id_seen[3], 10);
   cr_assert_eq(id_seen[2], 0);
+  CRTS_ASSERT_NO_CPE_FAILURE();
 }
 
 /* ------------------------------------------------------------- errors */
