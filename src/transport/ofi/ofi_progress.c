@@ -49,7 +49,10 @@
 #define IDLE_MS 1000 /* longest sleep: a transfer begun meanwhile is watched */
 #define POLL_GAP_NS 2000
 
-static int sleeping; /* the thread is about to block or blocks (lock) */
+/* The thread is about to block or blocks.  Written under ofi.lock; read
+ * by kickers under it, and by LAPI_Term's flush loop without it (which
+ * kicks again every ms): atomic, relaxed. */
+static int sleeping;
 /* A kick sits in kick_fd that the thread has not read yet, or it read it
  * and has not cleared this since: a second write would wake nobody more.
  * The thread clears it by an exchange after the read, before its next
@@ -66,7 +69,7 @@ void ofi_kick(void)
     ofi_bell_kick(); /* rings only if the thread sleeps */
     return;
   }
-  if (!sleeping)
+  if (!__atomic_load_n(&sleeping, __ATOMIC_RELAXED))
     return;
   if (ofi.kick_fd >= 0 && ofi.wait_fd >= 0) {
     if (__atomic_exchange_n(&kick_pending, 1, __ATOMIC_SEQ_CST))
@@ -748,7 +751,7 @@ static void *progress_main(void *arg)
     serve |= pull_serve();
     if (registered && linger_end_old())
       continue;
-    sleeping = 1;
+    __atomic_store_n(&sleeping, 1, __ATOMIC_RELAXED);
     if (ofi.wait_fd >= 0) {
       wait_fd(again || ofi.tx_posted ? 1 : busy ? WATCH_MS : IDLE_MS);
     } else if (ofi_bell_on() && (idle >= 4 || registered) && !serve) {
@@ -771,7 +774,7 @@ static void *progress_main(void *arg)
       idle++;
       nap(us < cap ? us : cap);
     }
-    sleeping = 0;
+    __atomic_store_n(&sleeping, 0, __ATOMIC_RELAXED);
   }
   pthread_mutex_unlock(&ofi.lock);
   return NULL;
@@ -1000,7 +1003,7 @@ void ofi_progress_stop(void)
     return;
   __atomic_store_n(&ofi.stop, 1, __ATOMIC_SEQ_CST);
   pthread_mutex_lock(&ofi.lock);
-  sleeping = 1;
+  __atomic_store_n(&sleeping, 1, __ATOMIC_RELAXED);
   ofi_kick();
   pthread_mutex_unlock(&ofi.lock);
   pthread_join(ofi.thread, NULL);
