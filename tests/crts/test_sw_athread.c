@@ -77,20 +77,22 @@ static void pe_mode(void *arg)
   for (int i = 0; i < 64; i++)
     CPE_CHECK(ldm[i] == pattern(_MYID + i));
   CPE_CHECK(ldm[64] == SENTINEL);
-  /* strided into an unsigned long reply word: blocks of 2 words, 2 skipped */
-  CPE_CHECK(athread_get(PE_MODE, mem_src, ldm, 32 * 4, (void *)&lreply, 0,
-                        2 * 4, 2 * 4) == 0);
+  /* strided into an unsigned long reply word: blocks of 3 words, 1
+   * skipped (stride and bsize differ, so swapping them shows) */
+  CPE_CHECK(athread_get(PE_MODE, mem_src, ldm, 30 * 4, (void *)&lreply, 0,
+                        1 * 4, 3 * 4) == 0);
   CPE_CHECK(athread_get(PE_MODE, mem_src, &ldm[32], 4 * 4, (void *)&lreply,
                         0, 0, 0) == 0);
   while (lreply != 2)
     ;
-  for (int j = 0; j < 32; j++)
-    CPE_CHECK(ldm[j] == pattern(j / 2 * 4 + j % 2));
-  /* put back: contiguous, then strided into gaps of 1 word */
+  for (int j = 0; j < 30; j++)
+    CPE_CHECK(ldm[j] == pattern(j / 3 * 4 + j % 3));
+  CPE_CHECK(ldm[32] == pattern(0) && ldm[35] == pattern(3));
+  /* put back: contiguous, then strided: blocks of 2 words, 1 skipped */
   CPE_CHECK(athread_put(PE_MODE, ldm, mem_dst[_MYID], 8 * 4, (void *)&reply,
                         0, 0) == 0);
   CPE_CHECK(athread_put(PE_MODE, ldm, &mem_dst[_MYID][WORDS], 8 * 4,
-                        (void *)&reply, 4, 4) == 0);
+                        (void *)&reply, 1 * 4, 2 * 4) == 0);
   CPE_CHECK(athread_syn(ARRAY_SCOPE, 0xffff) == 0);
   CPE_CHECK(reply == 3);
 }
@@ -98,13 +100,17 @@ static void pe_mode(void *arg)
 Test(sw_athread, pe_mode_get_and_put, .timeout = 60)
 {
   run_checked(pe_mode, NULL);
-  for (int t = 0; t < CRTS_athread_get_max_threads(); t++)
+  for (int t = 0; t < CRTS_athread_get_max_threads(); t++) {
     for (int j = 0; j < 8; j++) {
-      cr_assert_eq(mem_dst[t][j], pattern(j / 2 * 4 + j % 2), "CPE %d word %d",
-                   t, j);
-      cr_assert_eq(mem_dst[t][WORDS + 2 * j], pattern(j / 2 * 4 + j % 2));
-      cr_assert_eq(mem_dst[t][WORDS + 2 * j + 1], 0u, "gap overwritten");
+      uint32_t want = pattern(j / 3 * 4 + j % 3);
+      cr_assert_eq(mem_dst[t][j], want, "CPE %d word %d", t, j);
+      cr_assert_eq(mem_dst[t][WORDS + j / 2 * 3 + j % 2], want,
+                   "CPE %d strided word %d", t, j);
     }
+    for (int k = 0; k < 4; k++)
+      cr_assert_eq(mem_dst[t][WORDS + 3 * k + 2], 0u, "gap %d overwritten",
+                   k);
+  }
 }
 
 /* -------------------------------------------------------- BCAST_MODE */
