@@ -75,14 +75,20 @@ static int sw_put(const char *call, dma_mode mode, void *src, void *dst,
                          rply, rply != NULL);
 }
 
+/* athread_get/put always count in a reply word (a descriptor may not). */
+static int reply_given(const char *call, const void *reply)
+{
+  if (reply)
+    return 1;
+  crts_report(call, "reply is NULL: pass the address of a reply word in LDM");
+  return 0;
+}
+
 int athread_get(dma_mode mode, void *src, void *dst, int len, void *reply,
                 int mask, int stride, int bsize)
 {
-  if (!reply) {
-    crts_report("athread_get", "reply is NULL: pass the address of a reply "
-                "word in LDM");
+  if (!reply_given("athread_get", reply))
     return -1;
-  }
   return sw_get("athread_get", mode, src, dst, len, reply, mask, stride,
                 bsize);
 }
@@ -90,22 +96,20 @@ int athread_get(dma_mode mode, void *src, void *dst, int len, void *reply,
 int athread_put(dma_mode mode, void *src, void *dst, int len, void *reply,
                 int stride, int bsize)
 {
-  if (!reply) {
-    crts_report("athread_put", "reply is NULL: pass the address of a reply "
-                "word in LDM");
+  if (!reply_given("athread_put", reply))
     return -1;
-  }
   return sw_put("athread_put", mode, src, dst, len, reply, stride, bsize);
 }
 
 int athread_syn(athread_scope scope, int mask)
 {
   static const char call[] = "athread_syn";
-  int line, full;
+  enum ssync_kind kind;
+  int full;
   switch (scope) {
-  case ROW_SCOPE: line = CRTS_SSYNC_LINE_ROW, full = 0xff; break;
-  case COL_SCOPE: line = CRTS_SSYNC_LINE_COL, full = 0xff; break;
-  case ARRAY_SCOPE: line = CRTS_SSYNC_LINE_ARRAY, full = 0xffff; break;
+  case ROW_SCOPE: kind = SSYNC_ROW, full = 0xff; break;
+  case COL_SCOPE: kind = SSYNC_COL, full = 0xff; break;
+  case ARRAY_SCOPE: kind = SSYNC_ARRAY, full = 0xffff; break;
   default:
     crts_report(call, "scope %d is not ROW_SCOPE, COL_SCOPE or ARRAY_SCOPE",
                 (int)scope);
@@ -117,7 +121,7 @@ int athread_syn(athread_scope scope, int mask)
                 "or a CRTS_ssync_* group", (unsigned)mask, (unsigned)full);
     return -1;
   }
-  return crts_ssync_line(call, line);
+  return crts_ssync_group(call, kind);
 }
 
 int athread_get_id(int core)

@@ -14,18 +14,6 @@
 #include "crts_node.h"
 #include "crts_sync.h"
 
-enum ssync_kind {
-  SSYNC_2SPE,   /* tid / 2 */
-  SSYNC_1SPC,   /* one 2x2 cluster (also sldm) */
-  SSYNC_ROW,    /* tid / 8 (also 8spe) */
-  SSYNC_COL,    /* tid % 8 (also col_left / col_right) */
-  SSYNC_2SPC,   /* two clusters side by side: CRTS_spc_tid / 8, a 2x4 block */
-  SSYNC_16SPE,  /* tid / 16 (also 4spc) */
-  SSYNC_32SPE,  /* tid / 32 (also 8spc) */
-  SSYNC_ARRAY,  /* the whole group */
-  SSYNC_KINDS
-};
-
 /* At most 32 instances per kind (2spe). */
 static struct crts_sync_bar group_bar[SSYNC_KINDS][32];
 /* One barrier per unordered pair, indexed [lo * 64 + hi]. */
@@ -155,11 +143,10 @@ void CRTS_ssync_32spe(void) { group_barrier("CRTS_ssync_32spe", SSYNC_32SPE); }
 void CRTS_ssync_8spc(void) { group_barrier("CRTS_ssync_8spc", SSYNC_32SPE); }
 void CRTS_ssync_array(void) { group_barrier("CRTS_ssync_array", SSYNC_ARRAY); }
 
-int crts_ssync_line(const char *call, int line)
+/* crts_sync.h: group_barrier for athread_syn */
+int crts_ssync_group(const char *call, enum ssync_kind k)
 {
-  return group_barrier(call, line == CRTS_SSYNC_LINE_ROW   ? SSYNC_ROW
-                             : line == CRTS_SSYNC_LINE_COL ? SSYNC_COL
-                                                           : SSYNC_ARRAY);
+  return group_barrier(call, k);
 }
 
 /* The CPEs that share LDM are the 4 of a cluster: the 1spc barrier. */

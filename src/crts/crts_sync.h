@@ -20,10 +20,22 @@ struct crts_sync_bar {
 extern struct crts_sync_bar crts_sync_master_spe_bar[CRTS_MAX_SPE_NUM];
 extern struct crts_sync_bar crts_sync_master_array_bar;
 
-/* The caller's row, column or whole group, as CRTS_ssync_row / _col /
- * _array, with reports naming call (cpe_ssync.c; athread_syn): 0 once
- * met, -1 after a report (the MPE, a CPE not in a spawned group). */
-enum { CRTS_SSYNC_LINE_ROW, CRTS_SSYNC_LINE_COL, CRTS_SSYNC_LINE_ARRAY };
-int crts_ssync_line(const char *call, int line);
+/* The CPE barrier groups (cpe_ssync.c): each kind partitions the mesh. */
+enum ssync_kind {
+  SSYNC_2SPE,   /* tid / 2 */
+  SSYNC_1SPC,   /* one 2x2 cluster (also sldm) */
+  SSYNC_ROW,    /* tid / 8 (also 8spe) */
+  SSYNC_COL,    /* tid % 8 (also col_left / col_right) */
+  SSYNC_2SPC,   /* two clusters side by side: CRTS_spc_tid / 8, a 2x4 block */
+  SSYNC_16SPE,  /* tid / 16 (also 4spc) */
+  SSYNC_32SPE,  /* tid / 32 (also 8spc) */
+  SSYNC_ARRAY,  /* the whole group */
+  SSYNC_KINDS
+};
+
+/* The caller's group of kind k (the CRTS_ssync_* calls, athread_syn),
+ * with reports naming call: 0 once met, -1 after a report, not waited
+ * (the MPE, a CPE not in a spawned group). */
+int crts_ssync_group(const char *call, enum ssync_kind k);
 
 #endif /* CRTS_SYNC_H */

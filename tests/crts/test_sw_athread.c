@@ -299,6 +299,9 @@ static void refused(void *arg)
   CPE_CHECK(athread_get(PE_MODE, ldm, ldm, 64, (void *)&reply, 0, 0, 0) ==
             -1);
   CPE_CHECK(athread_get(PE_MODE, mem_src, ldm, 64, NULL, 0, 0, 0) == -1);
+  CPE_CHECK(athread_get(BCAST_MODE, mem_src, ldm, 64, NULL, 0xff, 0, 0) ==
+            -1);
+  CPE_CHECK(athread_put(PE_MODE, ldm, mem_dst[9], 64, NULL, 0, 0) == -1);
   /* partial masks and unknown scopes do not wait (CPE 9 is alone here) */
   CPE_CHECK(athread_syn(ROW_SCOPE, 0x0f) == -1);
   CPE_CHECK(athread_syn(COL_SCOPE, 0x1ff) == -1);
