@@ -188,7 +188,9 @@ void dma_set_stepsize(dma_desc *desc, int stepsize)
 
 void dma_set_mask(dma_desc *desc, int mask)
 {
-  field_set(desc, F_MASK, (uint32_t)mask & ROWS_ALL);
+  /* bits beyond the 8 rows: stored as no row, which dma() refuses (as
+   * athread_get refuses the mask itself), not cut down to a valid one */
+  field_set(desc, F_MASK, mask & ~ROWS_ALL ? 0 : (uint32_t)mask);
 }
 
 void dma_set_reply(dma_desc *desc, volatile void *reply)

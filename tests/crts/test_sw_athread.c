@@ -441,6 +441,10 @@ static void bad_descriptors(void *arg)
   dma_set_mode(&e, ROW_MODE);
   CPE_CHECK(dma(e, mem_src, ldm) == -1);
   e = d;
+  dma_set_mode(&e, BCAST_MODE);
+  dma_set_mask(&e, 0x1ff); /* row bits beyond the 8 rows */
+  CPE_CHECK(dma(e, mem_src, ldm) == -1);
+  e = d;
   dma_set_op(&e, DMA_PUT);
   dma_set_mode(&e, BCAST_MODE);
   CPE_CHECK(dma(e, mem_dst[4], ldm) == -1);
