@@ -61,6 +61,23 @@ static void run_checked(void (*fn)(void *), void *arg)
   CRTS_ASSERT_NO_CPE_FAILURE();
 }
 
+/* On the MPE, after pe_mode or descriptors: each CPE put 8 words of its
+ * 3-in-4 strided get contiguously, then in blocks of 2 with 1-word gaps. */
+static void assert_puts_landed(void)
+{
+  for (int t = 0; t < CRTS_athread_get_max_threads(); t++) {
+    for (int j = 0; j < 8; j++) {
+      uint32_t want = pattern(j / 3 * 4 + j % 3);
+      cr_assert_eq(mem_dst[t][j], want, "CPE %d word %d", t, j);
+      cr_assert_eq(mem_dst[t][WORDS + j / 2 * 3 + j % 2], want,
+                   "CPE %d strided word %d", t, j);
+    }
+    for (int k = 0; k < 4; k++)
+      cr_assert_eq(mem_dst[t][WORDS + 3 * k + 2], 0u, "gap %d overwritten",
+                   k);
+  }
+}
+
 /* ---------------------------------------------------------- PE_MODE */
 
 static void pe_mode(void *arg)
@@ -100,17 +117,7 @@ static void pe_mode(void *arg)
 Test(sw_athread, pe_mode_get_and_put, .timeout = 60)
 {
   run_checked(pe_mode, NULL);
-  for (int t = 0; t < CRTS_athread_get_max_threads(); t++) {
-    for (int j = 0; j < 8; j++) {
-      uint32_t want = pattern(j / 3 * 4 + j % 3);
-      cr_assert_eq(mem_dst[t][j], want, "CPE %d word %d", t, j);
-      cr_assert_eq(mem_dst[t][WORDS + j / 2 * 3 + j % 2], want,
-                   "CPE %d strided word %d", t, j);
-    }
-    for (int k = 0; k < 4; k++)
-      cr_assert_eq(mem_dst[t][WORDS + 3 * k + 2], 0u, "gap %d overwritten",
-                   k);
-  }
+  assert_puts_landed();
 }
 
 /* -------------------------------------------------------- BCAST_MODE */
@@ -400,17 +407,7 @@ static void descriptors(void *arg)
 Test(sw_athread, dma_descriptors, .timeout = 60)
 {
   run_checked(descriptors, NULL);
-  for (int t = 0; t < CRTS_athread_get_max_threads(); t++) {
-    for (int j = 0; j < 8; j++) {
-      uint32_t want = pattern(j / 3 * 4 + j % 3);
-      cr_assert_eq(mem_dst[t][j], want, "CPE %d word %d", t, j);
-      cr_assert_eq(mem_dst[t][WORDS + j / 2 * 3 + j % 2], want,
-                   "CPE %d strided word %d", t, j);
-    }
-    for (int k = 0; k < 4; k++)
-      cr_assert_eq(mem_dst[t][WORDS + 3 * k + 2], 0u, "gap %d overwritten",
-                   k);
-  }
+  assert_puts_landed();
 }
 
 static uint32_t not_ldm_word;
