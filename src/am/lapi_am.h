@@ -323,6 +323,13 @@ int lapi_rma_get(struct lapi_hndl *h, const struct lapi_tp_rma *op,
 int lapi_rma_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op,
                  const char *api);
 
+/* The target's side of LAPI_Rmw and LAPI_Rmw64, for every transport:
+ * applies op to the 4- or 8-byte variable at var atomically with operand
+ * a (COMPARE_AND_SWAP: compare with a, store b) and returns the variable's
+ * previous value (COMPARE_AND_SWAP: TRUE if it swapped, else FALSE). */
+long long lapi_rmw_apply(void *var, int size, RMW_ops_t op, long long a,
+                         long long b);
+
 /* Log a failure under the public call's name (api). */
 #define LAPI_FAIL_IN(api, code, ...)                                    \
   (LAPI_LOG_CALL <= lapi_log_level()                                    \

@@ -125,6 +125,32 @@ int lapi_rma_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op,
   return LAPI_SUCCESS;
 }
 
+/* Both widths alike; a 4-byte operation takes the operands' low words. */
+#define RMW_APPLY(type, var, op, a, b)                                      \
+  do {                                                                     \
+    type a_ = (type)(a), b_ = (type)(b);                                   \
+    switch (op) {                                                          \
+    case FETCH_AND_ADD:                                                    \
+      return __atomic_fetch_add((type *)(var), a_, __ATOMIC_SEQ_CST);      \
+    case FETCH_AND_OR:                                                     \
+      return __atomic_fetch_or((type *)(var), a_, __ATOMIC_SEQ_CST);       \
+    case SWAP:                                                             \
+      return __atomic_exchange_n((type *)(var), a_, __ATOMIC_SEQ_CST);     \
+    default:                                                               \
+      return __atomic_compare_exchange_n((type *)(var), &a_, b_, 0,        \
+                                         __ATOMIC_SEQ_CST,                 \
+                                         __ATOMIC_SEQ_CST) ? TRUE : FALSE; \
+    }                                                                      \
+  } while (0)
+
+long long lapi_rmw_apply(void *var, int size, RMW_ops_t op, long long a,
+                         long long b)
+{
+  if (size == 8)
+    RMW_APPLY(long long, var, op, a, b);
+  RMW_APPLY(int, var, op, a, b);
+}
+
 /* ---------------------------------------------------------- the calls */
 
 int PLAPI_Put(lapi_handle_t hndl, uint tgt, ulong len, void *tgt_addr,

@@ -246,53 +246,15 @@ int crts_tp_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op)
 
 /* ------------------------------------------------------- at the MPE */
 
-/* *var = f(*var, in); returns the old value (COMPARE_AND_SWAP: TRUE if it
- * swapped, else FALSE). */
-static long long atomic64(long long *var, const long long *in, RMW_ops_t op)
-{
-  switch (op) {
-  case FETCH_AND_ADD:
-    return __atomic_fetch_add(var, in[0], __ATOMIC_SEQ_CST);
-  case FETCH_AND_OR:
-    return __atomic_fetch_or(var, in[0], __ATOMIC_SEQ_CST);
-  case SWAP:
-    return __atomic_exchange_n(var, in[0], __ATOMIC_SEQ_CST);
-  default: {
-    long long want = in[0];
-    return __atomic_compare_exchange_n(var, &want, in[1], 0, __ATOMIC_SEQ_CST,
-                                       __ATOMIC_SEQ_CST) ? TRUE : FALSE;
-  }
-  }
-}
-
-static int atomic32(int *var, const long long *in, RMW_ops_t op)
-{
-  int a = (int)in[0], b = (int)in[1];
-  switch (op) {
-  case FETCH_AND_ADD:
-    return __atomic_fetch_add(var, a, __ATOMIC_SEQ_CST);
-  case FETCH_AND_OR:
-    return __atomic_fetch_or(var, a, __ATOMIC_SEQ_CST);
-  case SWAP:
-    return __atomic_exchange_n(var, a, __ATOMIC_SEQ_CST);
-  default:
-    return __atomic_compare_exchange_n(var, &a, b, 0, __ATOMIC_SEQ_CST,
-                                       __ATOMIC_SEQ_CST) ? TRUE : FALSE;
-  }
-}
-
 static size_t run_rmw(struct crts_op *c)
 {
   void *var = lapi_addr_ptr(c->rmw.tgt_var);
-  if (c->rmw.size == 8) {
-    long long old = atomic64(var, c->in, c->rmw.op);
-    if (c->rmw.prev)
-      *(long long *)c->rmw.prev = old;
-  } else {
-    int old = atomic32(var, c->in, c->rmw.op);
-    if (c->rmw.prev)
-      *(int *)c->rmw.prev = old;
-  }
+  long long old = lapi_rmw_apply(var, c->rmw.size, c->rmw.op, c->in[0],
+                                 c->in[1]);
+  if (c->rmw.prev && c->rmw.size == 8)
+    *(long long *)c->rmw.prev = old;
+  else if (c->rmw.prev)
+    *(int *)c->rmw.prev = (int)old;
   return (size_t)c->rmw.size;
 }
 

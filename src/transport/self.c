@@ -176,42 +176,6 @@ static int self_get(struct lapi_hndl *h, const struct lapi_tp_rma *op)
   return LAPI_SUCCESS;
 }
 
-/* *prev = *var; *var = f(*var, in) atomically; COMPARE_AND_SWAP puts
- * TRUE or FALSE in *prev. */
-static int rmw32(int *var, const int *in, RMW_ops_t op)
-{
-  int expect = in[0];
-  switch (op) {
-  case FETCH_AND_ADD:
-    return __atomic_fetch_add(var, in[0], __ATOMIC_SEQ_CST);
-  case FETCH_AND_OR:
-    return __atomic_fetch_or(var, in[0], __ATOMIC_SEQ_CST);
-  case SWAP:
-    return __atomic_exchange_n(var, in[0], __ATOMIC_SEQ_CST);
-  default:
-    return __atomic_compare_exchange_n(var, &expect, in[1], 0,
-                                       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
-               ? TRUE : FALSE;
-  }
-}
-
-static long long rmw64(long long *var, const long long *in, RMW_ops_t op)
-{
-  long long expect = in[0];
-  switch (op) {
-  case FETCH_AND_ADD:
-    return __atomic_fetch_add(var, in[0], __ATOMIC_SEQ_CST);
-  case FETCH_AND_OR:
-    return __atomic_fetch_or(var, in[0], __ATOMIC_SEQ_CST);
-  case SWAP:
-    return __atomic_exchange_n(var, in[0], __ATOMIC_SEQ_CST);
-  default:
-    return __atomic_compare_exchange_n(var, &expect, in[1], 0,
-                                       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
-               ? TRUE : FALSE;
-  }
-}
-
 static int self_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op)
 {
   struct lapi_am_notify n = {
@@ -223,11 +187,13 @@ static int self_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op)
     return rc;
   void *var = lapi_addr_ptr(op->tgt_var);
   if (op->size == 8) {
-    long long prev = rmw64(var, op->in_val, op->op);
+    const long long *in = op->in_val;
+    long long prev = lapi_rmw_apply(var, 8, op->op, in[0], in[1]);
     if (op->prev)
       *(long long *)op->prev = prev;
   } else {
-    int prev = rmw32(var, op->in_val, op->op);
+    const int *in = op->in_val;
+    int prev = (int)lapi_rmw_apply(var, 4, op->op, in[0], in[1]);
     if (op->prev)
       *(int *)op->prev = prev;
   }

@@ -88,7 +88,7 @@ Test(core_rma, rmw_every_op_32_and_64)
   cr_assert_eq(LAPI_Waitcntr(h, &o, 1, NULL), LAPI_SUCCESS);
   cr_assert_eq(prev, 10);
   cr_assert_eq(v, 15);
-  in = 0x30;
+  in = 0x31; /* overlaps v's low bit: OR and ADD differ */
   LAPI_Rmw(h, FETCH_AND_OR, 0, &v, &in, &prev, &o);
   LAPI_Waitcntr(h, &o, 1, NULL);
   cr_assert_eq(prev, 15);
@@ -123,6 +123,16 @@ Test(core_rma, rmw_every_op_32_and_64)
   LAPI_Waitcntr(h, &o, 1, NULL);
   cr_assert_eq(p64, TRUE);
   cr_assert_eq(w, -1);
+  in64 = 1LL << 41;
+  LAPI_Rmw64(h, SWAP, 0, &w, &in64, &p64, &o);
+  LAPI_Waitcntr(h, &o, 1, NULL);
+  cr_assert_eq(p64, -1);
+  cr_assert_eq(w, 1LL << 41);
+  in64 = (1LL << 41) | (1LL << 33);
+  LAPI_Rmw64(h, FETCH_AND_OR, 0, &w, &in64, &p64, &o);
+  LAPI_Waitcntr(h, &o, 1, NULL);
+  cr_assert_eq(p64, 1LL << 41);
+  cr_assert_eq(w, (1LL << 41) | (1LL << 33));
 
   v = 1;
   cr_assert_eq(LAPI_Rmw(h, (RMW_ops_t)4, 0, &v, &in, &prev, &o),

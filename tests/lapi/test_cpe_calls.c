@@ -515,19 +515,19 @@ static void vectors_and_misc(struct ct_task *t, lapi_cntr_t *next_tgt)
   static __thread_local int word;
   static __thread_local long long dword;
   word = 0x10;
-  dword = 0x100;
+  dword = 0x101;
   CT_OK(LAPI_Gfence(t->h));
   int v = t->me, prev = -1;
-  long long v64 = 1LL << 40, prev64 = -1;
+  long long v64 = (1LL << 40) | 1, prev64 = -1; /* bit 0 set twice */
   CT_OK(LAPI_Rmw(t->h, SWAP, t->next, &word, &v, &prev, &org_c));
   CT_OK(LAPI_Rmw64(t->h, FETCH_AND_OR, t->next, &dword, &v64, &prev64,
                    &org_c));
   ct_wait(t, &org_c, 2);
   CT_CHECK_EQ(prev, 0x10);
-  CT_CHECK_EQ(prev64, 0x100);
+  CT_CHECK_EQ(prev64, 0x101);
   CT_OK(LAPI_Gfence(t->h));
   CT_CHECK_EQ(word, (int)t->prev);
-  CT_CHECK_EQ(dword, 0x100 | (1LL << 40));
+  CT_CHECK_EQ(dword, 0x101 | (1LL << 40));
 
   /* The handle lock of LAPI_Util on a CPE task: handlers of the handle
    * wait while it is held. */

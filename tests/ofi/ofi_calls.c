@@ -233,6 +233,11 @@ static void rmws(void)
   OT_CHECK(prev >= 0 && prev < ot.n, "ticket %d", prev);
   OT_CHECK(before >= 0, "64-bit sum before %lld", before);
   OT_CHECK(pold == 0, "FETCH_AND_OR saw %d", pold);
+  /* the same bits again: an OR leaves the word, an ADD would double it */
+  OT_OK(LAPI_Rmw(ot.h, FETCH_AND_OR, (uint)ot.tgt, swaps[ot.tgt], &bits,
+                 &pold, &org));
+  wait1(&org, 1);
+  OT_CHECK(pold == bits, "second FETCH_AND_OR saw %d", pold);
   OT_OK(LAPI_Gfence(ot.h));
   if (ot.me == 0) {
     long long want = 0;
@@ -263,6 +268,8 @@ static void rmws(void)
   wait1(&org, 1);
   OT_CHECK(o64 != -1, "64-bit SWAP");
   OT_OK(LAPI_Gfence(ot.h));
+  if (ot.me == 0)
+    OT_CHECK(big_sum == 5, "64-bit SWAP left %lld", big_sum);
   OT_CHECK(swap_word == 100 + ot.src, "swap word %d", swap_word);
   OT_CHECK(cas_word == 200 + ot.src, "cas word %d", cas_word);
   free(tickets);

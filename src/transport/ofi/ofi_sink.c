@@ -909,32 +909,6 @@ static void get_write(struct ofi_xfer *x)
 
 /* ----------------------------------------------------------------- RMW */
 
-static int64_t rmw_do(const struct ofi_rmw *m)
-{
-  if (m->size == 8) {
-    long long *v = lapi_addr_ptr(m->tgt_var);
-    long long a = m->in[0], b = m->in[1];
-    switch (m->op) {
-    case FETCH_AND_ADD: return __atomic_fetch_add(v, a, __ATOMIC_SEQ_CST);
-    case FETCH_AND_OR: return __atomic_fetch_or(v, a, __ATOMIC_SEQ_CST);
-    case SWAP: return __atomic_exchange_n(v, a, __ATOMIC_SEQ_CST);
-    default:
-      return __atomic_compare_exchange_n(v, &a, b, 0, __ATOMIC_SEQ_CST,
-                                         __ATOMIC_SEQ_CST) ? TRUE : FALSE;
-    }
-  }
-  int *v = lapi_addr_ptr(m->tgt_var);
-  int a = (int)m->in[0], b = (int)m->in[1];
-  switch (m->op) {
-  case FETCH_AND_ADD: return __atomic_fetch_add(v, a, __ATOMIC_SEQ_CST);
-  case FETCH_AND_OR: return __atomic_fetch_or(v, a, __ATOMIC_SEQ_CST);
-  case SWAP: return __atomic_exchange_n(v, a, __ATOMIC_SEQ_CST);
-  default:
-    return __atomic_compare_exchange_n(v, &a, b, 0, __ATOMIC_SEQ_CST,
-                                       __ATOMIC_SEQ_CST) ? TRUE : FALSE;
-  }
-}
-
 void ofi_on_rmw(const struct ofi_rmw *m)
 {
   struct lapi_hndl *h;
@@ -950,7 +924,8 @@ void ofi_on_rmw(const struct ofi_rmw *m)
     ofi.st.stale_pkts++;
     r.status = LAPI_ERR_HNDL_INVALID;
   } else {
-    r.prev = rmw_do(m);
+    r.prev = lapi_rmw_apply(lapi_addr_ptr(m->tgt_var), m->size, m->op,
+                            m->in[0], m->in[1]);
     lapi_am_stat_recv(h, LAPI_TP_OFI, (size_t)m->size);
   }
   ofi_send_small(m->h.src, &r, sizeof r);
