@@ -55,13 +55,14 @@ struct ectx {
   /* vectors: o* describe origin memory, t* target memory (SELF) */
   void *oi_ok[2], *ti_ok[2], *ti_3[3], *oi_segnull[2], *oi_big[2];
   void *ti_segnull[2], *ti_big[2];
-  ulong ol_ok[2], tl_3[3], tl_diff[2], ol_big[2];
+  ulong ol_ok[2], tl_3[3], tl_diff[2], tl_diff0[2], ol_big[2];
   void *os_ok[3], *ts_ok[3], *os_base[3], *ts_base[3], *os_stride[3],
-      *ts_stride[3], *os_extent[3], *ts_extent[3], *ts_block[3];
+      *ts_stride[3], *os_extent[3], *ts_extent[3], *ts_block[3],
+      *os_block[3];
   lapi_vec_t o_ok, o_gen, t_ok, t_3, t_diff, t_gen, o_type, t_type, o_type_neg,
       o_segnull, t_segnull, o_big, t_big, o_noinfo, t_noinfo,
       os, ts, o_base, t_base, o_stride, t_stride, o_extent, t_extent,
-      t_block, ts_2;
+      t_block, o_block, ts_2, t_diff0;
   lapi_xfer_t x;
   lapi_util_t u;
 };
@@ -146,6 +147,8 @@ static void build_vectors(struct ectx *c)
   set_vec(&c->t_3, LAPI_GEN_IOVECTOR, 3, c->ti_3, c->tl_3);
   c->tl_diff[0] = SEG, c->tl_diff[1] = SEG - 1;
   set_vec(&c->t_diff, LAPI_GEN_IOVECTOR, 2, c->ti_ok, c->tl_diff);
+  c->tl_diff0[0] = SEG - 1, c->tl_diff0[1] = SEG; /* the first differs */
+  set_vec(&c->t_diff0, LAPI_GEN_IOVECTOR, 2, c->ti_ok, c->tl_diff0);
   set_vec(&c->t_gen, LAPI_GEN_GENERIC, 2, c->ti_ok, c->ol_ok);
   set_vec(&c->o_type, (lapi_vectype_t)3, 2, c->oi_ok, c->ol_ok);
   set_vec(&c->t_type, (lapi_vectype_t)3, 2, c->ti_ok, c->ol_ok);
@@ -170,6 +173,8 @@ static void build_vectors(struct ectx *c)
   set_vec(&c->ts_2, LAPI_GEN_STRIDED_XFER, 2, c->ts_ok, NULL);
   strided(c->ts_block, tmem, 4, 8);
   set_vec(&c->t_block, LAPI_GEN_STRIDED_XFER, 3, c->ts_block, NULL);
+  strided(c->os_block, org, 4, 8); /* the origin's block the smaller */
+  set_vec(&c->o_block, LAPI_GEN_STRIDED_XFER, 3, c->os_block, NULL);
   strided(c->os_base, NULL, 5, 8);
   set_vec(&c->o_base, LAPI_GEN_STRIDED_XFER, 3, c->os_base, NULL);
   strided(c->ts_base, NULL, 5, 8);
@@ -494,6 +499,8 @@ static lapi_util_t *util(struct ectx *c, int t)
       LAPI_Putv(H, SELF, &c->ts_2, &c->os, TC, OC, CC))                      \
   ROW(putv_strided_block_diff, LAPI_ERR_VEC_LEN_DIFF,                        \
       LAPI_Putv(H, SELF, &c->t_block, &c->os, TC, OC, CC))                   \
+  ROW(putv_strided_block_diff_org, LAPI_ERR_VEC_LEN_DIFF,                    \
+      LAPI_Putv(H, SELF, &c->ts, &c->o_block, TC, OC, CC))                   \
   ROW(putv_purged, LAPI_ERR_TGT_PURGED, purged_self_vec(c, 0))               \
   /* LAPI_Getv: org_vec is the local destination, tgt_vec the source */      \
   ROW(getv_hndl, LAPI_ERR_HNDL_INVALID,                                      \
@@ -521,6 +528,8 @@ static lapi_util_t *util(struct ectx *c, int t)
       LAPI_Getv(H, SELF, &c->t_3, &c->o_ok, TC, OC))                         \
   ROW(getv_len_diff, LAPI_ERR_VEC_LEN_DIFF,                                  \
       LAPI_Getv(H, SELF, &c->t_diff, &c->o_ok, TC, OC))                      \
+  ROW(getv_len_diff_first, LAPI_ERR_VEC_LEN_DIFF,                            \
+      LAPI_Getv(H, SELF, &c->t_diff0, &c->o_ok, TC, OC))                     \
   ROW(getv_type_diff, LAPI_ERR_VEC_TYPE_DIFF,                                \
       LAPI_Getv(H, SELF, &c->t_gen, &c->o_ok, TC, OC))                       \
   ROW(getv_purged, LAPI_ERR_TGT_PURGED, purged_self_vec(c, 1))               \
