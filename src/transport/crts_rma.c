@@ -250,7 +250,8 @@ static size_t run_rmw(struct crts_op *c)
 {
   void *var = lapi_addr_ptr(c->rmw.tgt_var);
   long long old = lapi_rmw_apply(var, c->rmw.size, c->rmw.op, c->in[0],
-                                 c->in[1]);
+                                 c->rmw.op == COMPARE_AND_SWAP ? c->in[1]
+                                                               : 0);
   if (c->rmw.prev && c->rmw.size == 8)
     *(long long *)c->rmw.prev = old;
   else if (c->rmw.prev)

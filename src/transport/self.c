@@ -186,14 +186,16 @@ static int self_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op)
   if (rc)
     return rc;
   void *var = lapi_addr_ptr(op->tgt_var);
+  /* in_val holds a second operand for COMPARE_AND_SWAP only */
+  int two = op->op == COMPARE_AND_SWAP;
   if (op->size == 8) {
     const long long *in = op->in_val;
-    long long prev = lapi_rmw_apply(var, 8, op->op, in[0], in[1]);
+    long long prev = lapi_rmw_apply(var, 8, op->op, in[0], two ? in[1] : 0);
     if (op->prev)
       *(long long *)op->prev = prev;
   } else {
     const int *in = op->in_val;
-    int prev = (int)lapi_rmw_apply(var, 4, op->op, in[0], in[1]);
+    int prev = (int)lapi_rmw_apply(var, 4, op->op, in[0], two ? in[1] : 0);
     if (op->prev)
       *(int *)op->prev = prev;
   }
