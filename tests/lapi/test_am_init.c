@@ -356,6 +356,15 @@ Test(am_init, senv_settable_and_not)
     LT_OK(LAPI_Senv(h, ACK_THRESHOLD, 1));
     cr_assert_eq(qenv(h, ACK_THRESHOLD), 1);
   }
+  /* ACK_THRESHOLD goes up to MAX_PKTS_OUT, not beyond */
+  int pkts_out = qenv(h, MAX_PKTS_OUT);
+  LT_OK(LAPI_Senv(h, ACK_THRESHOLD, pkts_out));
+  cr_assert_eq(qenv(h, ACK_THRESHOLD), pkts_out);
+  cr_assert_eq(LAPI_Senv(h, ACK_THRESHOLD, pkts_out + 1), LAPI_ERR_SET_VAL);
+  cr_assert_eq(LAPI_Senv(h, ACK_THRESHOLD, 0), LAPI_ERR_SET_VAL);
+  cr_assert_eq(qenv(h, ACK_THRESHOLD), pkts_out);
+  cr_assert_eq(LAPI_Senv(h, ERROR_CHK, 2), LAPI_ERR_SET_VAL);
+  cr_assert_eq(LAPI_Senv(h, INTERRUPT_SET, 2), LAPI_ERR_SET_VAL);
   /* bad values: refused, the setting unchanged */
   LT_OK(LAPI_Senv(h, TIMEOUT, tmin));
   if (tmin > 0)
