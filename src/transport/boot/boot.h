@@ -41,6 +41,14 @@ struct lapi_boot {
   /* Collective barrier over all CGs; 0 or -1. */
   int (*barrier)(struct lapi_boot *b);
   /*
+   * LAPI_Term's last barrier: returns once every CG waits in it or has
+   * left the job (a CG gone does not fail it, as it fails a barrier), so
+   * that no survivor closes while another still sends it what it owed.
+   * 0, or -1 after a message (the exchange lost, or silent for the
+   * timeout).  NULL: the source has none (use barrier).
+   */
+  int (*leave_barrier)(struct lapi_boot *b);
+  /*
    * Job-wide atomic counter `id` (0..15): adds add, returns the value
    * before, or -1 on failure.  Serves CRTS_task_fetch across CGs.
    */

@@ -55,6 +55,8 @@ struct boot_member *boot_member_join(const char *src, const char *owner,
 int boot_member_gather(struct boot_member *m, const void *mine, size_t len,
                        void *all);
 void boot_member_set_active(struct boot_member *m, int on);
+/* The leave barrier (boot.h, leave_barrier); 0 or -1 after a message. */
+int boot_member_leave_barrier(struct boot_member *m);
 int boot_member_gone(struct boot_member *m, int *ranks, int max);
 void boot_member_leave(struct boot_member *m);
 

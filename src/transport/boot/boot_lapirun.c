@@ -68,6 +68,12 @@ static void lr_set_active(struct lapi_boot *b, int on)
   boot_member_set_active(l->member, on);
 }
 
+static int lr_leave_barrier(struct lapi_boot *b)
+{
+  struct lapirun_boot *l = b->impl;
+  return boot_member_leave_barrier(l->member);
+}
+
 static int lr_gone(struct lapi_boot *b, int *ranks, int max)
 {
   struct lapirun_boot *l = b->impl;
@@ -124,6 +130,7 @@ int lapi_boot_lapirun_init(struct lapi_boot *b, int timeout_s)
   b->barrier = lr_barrier;
   b->fetch_add = lr_fetch_add;
   b->set_active = lr_set_active;
+  b->leave_barrier = lr_leave_barrier;
   b->gone = lr_gone;
   b->fini = lr_fini;
   b->impl = l;

@@ -82,55 +82,68 @@ static void gone_note(struct boot_member *m, const unsigned char *p, size_t n)
   m->gone_q[m->gone_n++] = (int)r;
 }
 
-/* Under m->mu: wait for the answer to round m->round (PINGs and GONE
- * notices on the way); 0 with `all` filled, or -1 after a message. */
-static int await_round(struct boot_member *m, size_t len, void *all)
+/* Under m->mu: the next answer of the exchange, PINGs and GONE notices
+ * taken on the way; 0 with the frame (free *p), or -1 after a message
+ * naming `what` we waited in. */
+static int next_answer(struct boot_member *m, const char *what, int *type,
+                       unsigned char **p, size_t *n)
 {
   for (;;) {
-    int type = 0;
-    unsigned char *p = NULL;
-    size_t n = 0;
+    *p = NULL;
+    *n = 0;
     int64_t deadline = boot_now_ms() + (int64_t)m->timeout_s * 1000;
-    if (boot_recv_frame(m->fd, &type, &p, &n, deadline) < 0) {
+    if (boot_recv_frame(m->fd, type, p, n, deadline) < 0) {
       if (errno == ETIMEDOUT)
         lapi_boot_say("%s: rank %d: the exchange at %s was silent for %d s "
-                      "in collective round %llu: %s or the network is gone "
-                      "(LAPI_TIMEOUT)", m->src, m->rank, m->addr,
-                      m->timeout_s, (unsigned long long)m->round, m->owner);
+                      "in %s: %s or the network is gone (LAPI_TIMEOUT)",
+                      m->src, m->rank, m->addr, m->timeout_s, what,
+                      m->owner);
       else
-        lapi_boot_say("%s: rank %d: lost the exchange at %s in collective "
-                      "round %llu (%s): %s has ended", m->src, m->rank,
-                      m->addr, (unsigned long long)m->round,
+        lapi_boot_say("%s: rank %d: lost the exchange at %s in %s (%s): %s "
+                      "has ended", m->src, m->rank, m->addr, what,
                       errno == ECONNRESET ? "connection closed"
                                           : strerror(errno), m->owner);
       return -1;
     }
-    if (type == BOOT_PING || type == BOOT_GONE) {
-      if (type == BOOT_GONE)
-        gone_note(m, p, n);
-      free(p);
-      continue;
-    }
-    int rc = -1;
-    size_t want = 12 + len * (size_t)m->size;
-    if (type == BOOT_GATHERED && n == want && boot_get64(p) == m->round &&
-        boot_get32(p + 8) == len) {
-      if (len)
-        memcpy(all, p + 12, len * (size_t)m->size);
-      m->round++;
-      rc = 0;
-    } else if (type == BOOT_ERROR) {
-      lapi_boot_say("%s: rank %d: %.*s", m->src, m->rank, (int)n,
-                    (const char *)p);
-    } else {
-      lapi_boot_say("%s: rank %d: the exchange answered round %llu with "
-                    "message %d of %zu bytes: an exchange of another "
-                    "openlapi version?", m->src, m->rank,
-                    (unsigned long long)m->round, type, n);
-    }
-    free(p);
-    return rc;
+    if (*type != BOOT_PING && *type != BOOT_GONE)
+      return 0;
+    if (*type == BOOT_GONE)
+      gone_note(m, *p, *n);
+    free(*p);
   }
+}
+
+/* Under m->mu: wait for the answer to round m->round; 0 with `all`
+ * filled, or -1 after a message. */
+static int await_round(struct boot_member *m, size_t len, void *all)
+{
+  char what[64];
+  snprintf(what, sizeof what, "collective round %llu",
+           (unsigned long long)m->round);
+  int type;
+  unsigned char *p;
+  size_t n;
+  if (next_answer(m, what, &type, &p, &n) < 0)
+    return -1;
+  int rc = -1;
+  size_t want = 12 + len * (size_t)m->size;
+  if (type == BOOT_GATHERED && n == want && boot_get64(p) == m->round &&
+      boot_get32(p + 8) == len) {
+    if (len)
+      memcpy(all, p + 12, len * (size_t)m->size);
+    m->round++;
+    rc = 0;
+  } else if (type == BOOT_ERROR) {
+    lapi_boot_say("%s: rank %d: %.*s", m->src, m->rank, (int)n,
+                  (const char *)p);
+  } else {
+    lapi_boot_say("%s: rank %d: the exchange answered round %llu with "
+                  "message %d of %zu bytes: an exchange of another "
+                  "openlapi version?", m->src, m->rank,
+                  (unsigned long long)m->round, type, n);
+  }
+  free(p);
+  return rc;
 }
 
 int boot_member_gather(struct boot_member *m, const void *mine, size_t len,
@@ -186,6 +199,36 @@ void boot_member_set_active(struct boot_member *m, int on)
     boot_send_frame(m->fd, BOOT_ACTIVE, &v, 1, deadline);
   }
   pthread_mutex_unlock(&m->mu);
+}
+
+int boot_member_leave_barrier(struct boot_member *m)
+{
+  int rc = -1;
+  pthread_mutex_lock(&m->mu);
+  /* Even after a failed collective (a peer left): the exchange still
+   * reads us, and this barrier does not fail on ranks gone. */
+  if (m->fd >= 0) {
+    int64_t deadline = boot_now_ms() + (int64_t)m->timeout_s * 1000;
+    int type;
+    unsigned char *p;
+    size_t n;
+    if (boot_send_frame(m->fd, BOOT_LEAVE, NULL, 0, deadline) < 0)
+      lapi_boot_say("%s: rank %d: cannot send to the exchange at %s (%s): "
+                    "%s has ended or the network is gone", m->src, m->rank,
+                    m->addr, strerror(errno), m->owner);
+    else if (next_answer(m, "the leave barrier of LAPI_Term", &type, &p,
+                         &n) == 0) {
+      if (type == BOOT_LEFT_ALL && n == 0)
+        rc = 0;
+      else
+        lapi_boot_say("%s: rank %d: the exchange answered the leave "
+                      "barrier with message %d of %zu bytes", m->src,
+                      m->rank, type, n);
+      free(p);
+    }
+  }
+  pthread_mutex_unlock(&m->mu);
+  return rc;
 }
 
 /* Outside a collective only GONE frames arrive: take the whole ones

@@ -277,6 +277,12 @@ static void pmix_set_active(struct lapi_boot *b, int on)
   boot_member_set_active(p->member, on);
 }
 
+static int pmix_leave_barrier(struct lapi_boot *b)
+{
+  struct pmix_boot *p = b->impl;
+  return boot_member_leave_barrier(p->member);
+}
+
 static int pmix_gone(struct lapi_boot *b, int *ranks, int max)
 {
   struct pmix_boot *p = b->impl;
@@ -357,6 +363,7 @@ int lapi_boot_pmix_init(struct lapi_boot *b, int timeout_s)
   b->fetch_add = pmix_fetch_add;
   b->fini = pmix_fini;
   b->set_active = pmix_set_active;
+  b->leave_barrier = pmix_leave_barrier;
   b->gone = pmix_gone;
   b->impl = p;
   char addr[300];

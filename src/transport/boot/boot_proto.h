@@ -39,7 +39,7 @@
 #include <stdint.h>
 
 #define BOOT_MAGIC 0x4e55524cu   /* "LRUN" */
-#define BOOT_VERSION 2           /* 2: ACTIVE and GONE */
+#define BOOT_VERSION 3           /* 2: ACTIVE and GONE; 3: LEAVE */
 #define BOOT_MAX_FRAME (64u << 20)
 #define BOOT_MAX_GATHER (1u << 20)  /* bytes per rank per round */
 #define BOOT_MAX_SIZE 4096          /* CGs in a job */
@@ -58,6 +58,8 @@ enum boot_msg {
   BOOT_ERROR,
   BOOT_ACTIVE,
   BOOT_GONE,
+  BOOT_LEAVE,   /* the leave barrier (LAPI_Term): no payload */
+  BOOT_LEFT_ALL, /* its answer: every rank waits in it or left */
 };
 
 enum boot_kind { BOOT_MEMBER = 0, BOOT_COUNTER = 1 };

@@ -48,6 +48,7 @@ struct srv_rank {
   int active;            /* its transport is up (ACTIVE): peers may wait
                             for it, so leaving now is abnormal */
   int pending;           /* sent the GATHER of the current round */
+  int leaving;           /* waits in the leave barrier (LEAVE) */
   uint32_t len;
   unsigned char *data;
 };
@@ -390,6 +391,27 @@ static void on_fadd(struct boot_srv *s, struct srv_conn *c,
   conn_send(c, BOOT_FADDED, w, sizeof w, NULL, 0);
 }
 
+/* The leave barrier that LAPI_Term ends with: complete once every rank
+ * waits in it or has left the job.  Unlike a round, a rank gone does
+ * not fail it: the survivors of a broken job still close only after each
+ * of them sent what it owed the others (a CG that closed at once left a
+ * slower one's last packets to it stuck until TIMEOUT). */
+static void leave_check(struct boot_srv *s)
+{
+  int waiting = 0;
+  for (int i = 0; i < s->size; i++) {
+    if (!s->r[i].leaving && !s->r[i].left)
+      return;
+    waiting += s->r[i].leaving;
+  }
+  for (int i = 0; waiting && i < s->size; i++)
+    if (s->r[i].leaving) {
+      s->r[i].leaving = 0;
+      if (s->r[i].conn)
+        conn_send(s->r[i].conn, BOOT_LEFT_ALL, NULL, 0, NULL, 0);
+    }
+}
+
 /* A member leaves: gone for good; a round waiting for it fails.  One
  * that leaves with its transport up (no LAPI_Term) is reported to the
  * others: nothing else tells a peer that waits for a message from it
@@ -417,6 +439,7 @@ static void rank_leaves(struct boot_srv *s, struct srv_conn *c, int how)
                       : "(its connection closed: did the process die?)");
     srv_break(s, why);
   }
+  leave_check(s);
 }
 
 static void on_frame(struct boot_srv *s, struct srv_conn *c, int type,
@@ -449,6 +472,16 @@ static void on_frame(struct boot_srv *s, struct srv_conn *c, int type,
       return;
     }
     s->r[c->rank].active = p[0];
+    break;
+  case BOOT_LEAVE:
+    if (c->kind != BOOT_MEMBER || n != 0) {
+      conn_error(c, "malformed LEAVE (%zu bytes)", n);
+      c->closing = 1;
+      return;
+    }
+    s->r[c->rank].leaving = 1;
+    c->next_ping = boot_now_ms() + c->ping_ms;
+    leave_check(s);
     break;
   case BOOT_BYE:
     if (c->kind == BOOT_MEMBER)
@@ -607,19 +640,19 @@ static void check_join(struct boot_srv *s, int64_t now)
 
 int boot_srv_timeout_ms(struct boot_srv *s)
 {
-  if (s->npending == 0)
-    return -1;
   /* The join deadline matters only while a rank never connected: once
    * all have, a round may wait as long as its slowest rank computes
-   * (counting that deadline then made lapirun's poll spin at 0 ms). */
+   * (counting that deadline then made lapirun's poll spin at 0 ms).
+   * Without a round, only ranks in the leave barrier want PINGs. */
   int64_t now = boot_now_ms(), next = INT64_MAX;
   for (int i = 0; i < s->size; i++) {
-    if (!s->r[i].joined) {
+    if (s->npending > 0 && !s->r[i].joined) {
       int64_t j = s->round_start + (int64_t)s->join_timeout_s * 1000;
       if (j < next)
         next = j;
     }
-    if (s->r[i].pending && s->r[i].conn && s->r[i].conn->next_ping < next)
+    if ((s->r[i].pending || s->r[i].leaving) && s->r[i].conn &&
+        s->r[i].conn->next_ping < next)
       next = s->r[i].conn->next_ping;
   }
   if (next == INT64_MAX)
@@ -653,7 +686,7 @@ void boot_srv_process(struct boot_srv *s, const struct pollfd *pfd, int n)
   int64_t now = boot_now_ms();
   for (int i = 0; i < s->size; i++) {
     struct srv_conn *c = s->r[i].conn;
-    if (s->r[i].pending && c && now >= c->next_ping) {
+    if ((s->r[i].pending || s->r[i].leaving) && c && now >= c->next_ping) {
       conn_send(c, BOOT_PING, NULL, 0, NULL, 0);
       c->next_ping = now + c->ping_ms;
     }

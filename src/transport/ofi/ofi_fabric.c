@@ -899,7 +899,11 @@ void ofi_tp_fini(struct lapi_hndl *h)
   struct lapi_boot *b = lapi_boot_get();
   if (b && b->set_active)
     b->set_active(b, 0); /* a clean leave from now on */
-  if (b)
+  /* Close only once every survivor sent what it owed us: a dead CG
+   * fails a barrier at once, the leave barrier waits for the others. */
+  if (b && b->leave_barrier)
+    b->leave_barrier(b);
+  else if (b)
     b->barrier(b); /* a dead peer fails it: close anyway */
   ofi_progress_stop();
   pthread_mutex_lock(&ofi.lock);
