@@ -392,15 +392,16 @@ static void on_fadd(struct boot_srv *s, struct srv_conn *c,
 }
 
 /* The leave barrier that LAPI_Term ends with: complete once every rank
- * waits in it or has left the job.  Unlike a round, a rank gone does
- * not fail it: the survivors of a broken job still close only after each
- * of them sent what it owed the others (a CG that closed at once left a
- * slower one's last packets to it stuck until TIMEOUT). */
+ * waits in it, has left the job or never joined it (a LAPI_Init that
+ * failed on a missing CG ends with it too).  Unlike a round, a rank gone
+ * does not fail it: the survivors of a broken job still close only after
+ * each of them sent what it owed the others (a CG that closed at once
+ * left a slower one's last packets to it stuck until TIMEOUT). */
 static void leave_check(struct boot_srv *s)
 {
   int waiting = 0;
   for (int i = 0; i < s->size; i++) {
-    if (!s->r[i].leaving && !s->r[i].left)
+    if (!s->r[i].leaving && !s->r[i].left && s->r[i].joined)
       return;
     waiting += s->r[i].leaving;
   }
@@ -410,6 +411,15 @@ static void leave_check(struct boot_srv *s)
       if (s->r[i].conn)
         conn_send(s->r[i].conn, BOOT_LEFT_ALL, NULL, 0, NULL, 0);
     }
+}
+
+/* A rank waiting for an answer gets PINGs (the exchange lives, keep
+ * waiting): in a round, and in the leave barrier unless the job is
+ * broken, where a survivor that never comes to it is waited for one
+ * timeout of silence only. */
+static int wants_ping(const struct boot_srv *s, const struct srv_rank *r)
+{
+  return r->conn && (r->pending || (r->leaving && !s->broken[0]));
 }
 
 /* A member leaves: gone for good; a round waiting for it fails.  One
@@ -651,8 +661,7 @@ int boot_srv_timeout_ms(struct boot_srv *s)
       if (j < next)
         next = j;
     }
-    if ((s->r[i].pending || s->r[i].leaving) && s->r[i].conn &&
-        s->r[i].conn->next_ping < next)
+    if (wants_ping(s, &s->r[i]) && s->r[i].conn->next_ping < next)
       next = s->r[i].conn->next_ping;
   }
   if (next == INT64_MAX)
@@ -686,7 +695,7 @@ void boot_srv_process(struct boot_srv *s, const struct pollfd *pfd, int n)
   int64_t now = boot_now_ms();
   for (int i = 0; i < s->size; i++) {
     struct srv_conn *c = s->r[i].conn;
-    if ((s->r[i].pending || s->r[i].leaving) && c && now >= c->next_ping) {
+    if (wants_ping(s, &s->r[i]) && now >= c->next_ping) {
       conn_send(c, BOOT_PING, NULL, 0, NULL, 0);
       c->next_ping = now + c->ping_ms;
     }
