@@ -28,7 +28,10 @@ static __thread_local lapi_cntr_t tgt_c, org_c, cmpl_c;
 static __thread_local int shm_tasks[64];
 static __thread_local void *tab[64];
 
-static uint32_t tag_of(int task, int what) { return (uint32_t)(task * 16 + what + 1); }
+static uint32_t tag_of(int task, int what)
+{
+  return (uint32_t)(task * 16 + what + 1);
+}
 
 /* ---------------------------------------------------------- handlers */
 
