@@ -88,6 +88,10 @@ int main(void)
   LAPI_Getcntr(ot.h, &cmpl, &done_to_dead);
   OT_CHECK(done_to_dead == 0, "cmpl_cntr moved %d times for a dead task",
            done_to_dead);
+  /* Their memory is free again, eager or not: org_cntr counts each. */
+  rc = LAPI_Waitcntr(ot.h, &org, issued, NULL);
+  OT_CHECK(rc == LAPI_SUCCESS, "org_cntr did not reach the %d operations "
+           "that failed (Waitcntr returned %d)", issued, rc);
   rc = LAPI_Waitcntr(ot.h, &gorg, 2, NULL);
   OT_CHECK(rc == LAPI_ERR_TIMEOUT, "Waitcntr on a get from a dead task "
            "returned %d", rc);
