@@ -16,20 +16,6 @@
 
 #define TERM_MAX_S 8.0 /* far below the job's TIMEOUT (lapirun --timeout) */
 
-static char inbox[64];
-
-static void *to_inbox(lapi_handle_t *h, void *uhdr, uint *uhdr_len,
-                      ulong *msg_len, compl_hndlr_t **comp_h, void **uinfo)
-{
-  (void)h;
-  (void)uhdr;
-  (void)uhdr_len;
-  (void)msg_len;
-  *comp_h = NULL;
-  *uinfo = NULL;
-  return inbox;
-}
-
 int main(void)
 {
   ot_init(NULL, 60);
@@ -37,7 +23,7 @@ int main(void)
     fprintf(stderr, "ofi_term_survivors: run with lapirun -n 3\n");
     return 2;
   }
-  OT_OK(LAPI_Addr_set(ot.h, (void *)to_inbox, 1));
+  OT_OK(LAPI_Addr_set(ot.h, (void *)ot_hdr_inbox, 1));
   lapi_long_t pids[3];
   OT_OK(LAPI_Address_init64(ot.h, (lapi_long_t)getpid(), pids));
   OT_OK(LAPI_Gfence(ot.h));
