@@ -329,6 +329,12 @@ int lapi_rma_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op,
  * previous value (COMPARE_AND_SWAP: TRUE if it swapped, else FALSE). */
 long long lapi_rmw_apply(void *var, int size, RMW_ops_t op, long long a,
                          long long b);
+/* op's operands read from in_val at its width: in[1] for
+ * COMPARE_AND_SWAP only (in_val holds one int otherwise), else 0. */
+void lapi_rmw_operands(const struct lapi_tp_rmw *op, long long in[2]);
+/* The previous value into prev_tgt_val (NULL: nowhere) at the width of
+ * the operation (4 or 8 bytes). */
+void lapi_rmw_store_prev(void *prev, int size, long long v);
 
 /* Log a failure under the public call's name (api). */
 #define LAPI_FAIL_IN(api, code, ...)                                    \

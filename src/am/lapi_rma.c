@@ -151,6 +151,23 @@ long long lapi_rmw_apply(void *var, int size, RMW_ops_t op, long long a,
   RMW_APPLY(int, var, op, a, b);
 }
 
+void lapi_rmw_operands(const struct lapi_tp_rmw *op, long long in[2])
+{
+  int n = op->op == COMPARE_AND_SWAP ? 2 : 1;
+  in[1] = 0;
+  for (int i = 0; i < n; i++)
+    in[i] = op->size == 8 ? ((const long long *)op->in_val)[i]
+                          : ((const int *)op->in_val)[i];
+}
+
+void lapi_rmw_store_prev(void *prev, int size, long long v)
+{
+  if (prev && size == 8)
+    *(long long *)prev = v;
+  else if (prev)
+    *(int *)prev = (int)v;
+}
+
 /* ---------------------------------------------------------- the calls */
 
 int PLAPI_Put(lapi_handle_t hndl, uint tgt, ulong len, void *tgt_addr,

@@ -233,12 +233,10 @@ int crts_tp_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op)
   c->note = note;
   c->rmw = *op;
   c->rmw.tgt_var = lapi_addr_u64(var);
-  /* The operands are read later by the MPE: keep a copy. */
-  int nin = op->op == COMPARE_AND_SWAP ? 2 : 1;
-  for (int i = 0; i < nin; i++)
-    c->in[i] = op->size == 8 ? ((const long long *)op->in_val)[i]
-                             : ((const int *)op->in_val)[i];
-  c->rmw.in_val = c->in;
+  /* The operands are read later by the MPE: keep a copy (in_val is the
+   * caller's and may be gone by then). */
+  lapi_rmw_operands(op, c->in);
+  c->rmw.in_val = NULL;
   __atomic_add_fetch(&h->outstanding, 1, __ATOMIC_SEQ_CST);
   crts_tp_push(c);
   return LAPI_SUCCESS;
@@ -248,14 +246,10 @@ int crts_tp_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op)
 
 static size_t run_rmw(struct crts_op *c)
 {
-  void *var = lapi_addr_ptr(c->rmw.tgt_var);
-  long long old = lapi_rmw_apply(var, c->rmw.size, c->rmw.op, c->in[0],
-                                 c->rmw.op == COMPARE_AND_SWAP ? c->in[1]
-                                                               : 0);
-  if (c->rmw.prev && c->rmw.size == 8)
-    *(long long *)c->rmw.prev = old;
-  else if (c->rmw.prev)
-    *(int *)c->rmw.prev = (int)old;
+  lapi_rmw_store_prev(c->rmw.prev, c->rmw.size,
+                      lapi_rmw_apply(lapi_addr_ptr(c->rmw.tgt_var),
+                                     c->rmw.size, c->rmw.op, c->in[0],
+                                     c->in[1]));
   return (size_t)c->rmw.size;
 }
 

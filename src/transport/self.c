@@ -185,20 +185,11 @@ static int self_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op)
   int rc = lapi_am_notify_reserve(&n);
   if (rc)
     return rc;
-  void *var = lapi_addr_ptr(op->tgt_var);
-  /* in_val holds a second operand for COMPARE_AND_SWAP only */
-  int two = op->op == COMPARE_AND_SWAP;
-  if (op->size == 8) {
-    const long long *in = op->in_val;
-    long long prev = lapi_rmw_apply(var, 8, op->op, in[0], two ? in[1] : 0);
-    if (op->prev)
-      *(long long *)op->prev = prev;
-  } else {
-    const int *in = op->in_val;
-    int prev = (int)lapi_rmw_apply(var, 4, op->op, in[0], two ? in[1] : 0);
-    if (op->prev)
-      *(int *)op->prev = prev;
-  }
+  long long in[2];
+  lapi_rmw_operands(op, in);
+  lapi_rmw_store_prev(op->prev, op->size,
+                      lapi_rmw_apply(lapi_addr_ptr(op->tgt_var), op->size,
+                                     op->op, in[0], in[1]));
   lapi_am_stat_recv(h, LAPI_TP_SELF, (size_t)op->size);
   lapi_am_notify_fire(h, &n);
   return LAPI_SUCCESS;

@@ -988,16 +988,10 @@ static void rmw_build(struct ofi_xfer *x, struct lapi_hndl *h,
   m->op = (uint32_t)op->op;
   m->size = (uint32_t)op->size;
   m->tgt_var = op->tgt_var;
-  int two = op->op == COMPARE_AND_SWAP;
-  if (op->size == 8) {
-    const long long *in = op->in_val;
-    m->in[0] = in[0];
-    m->in[1] = two ? in[1] : 0;
-  } else {
-    const int *in = op->in_val;
-    m->in[0] = in[0];
-    m->in[1] = two ? in[1] : 0;
-  }
+  long long in[2];
+  lapi_rmw_operands(op, in);
+  m->in[0] = in[0];
+  m->in[1] = in[1];
 }
 
 static int ofi_rmw(struct lapi_hndl *h, const struct lapi_tp_rmw *op)
@@ -1213,12 +1207,7 @@ void ofi_on_rmw_reply(const struct ofi_rmw_reply *r)
     return;
   }
   if (r->status == LAPI_SUCCESS) {
-    if (x->prev) {
-      if (x->rmw_size == 8)
-        *(long long *)x->prev = (long long)r->prev;
-      else
-        *(int *)x->prev = (int)r->prev;
-    }
+    lapi_rmw_store_prev(x->prev, x->rmw_size, (long long)r->prev);
     lapi_am_stat_recv(x->h, LAPI_TP_OFI, (size_t)x->rmw_size);
     ofi_note_fire(x);
   } else {
