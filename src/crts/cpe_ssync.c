@@ -80,8 +80,8 @@ static struct crts_cpe *group_member(const char *call)
   return self;
 }
 
-/* 0 once the group of kind k met, or -1 after a report (not waited). */
-static int group_barrier(const char *call, enum ssync_kind k)
+/* crts_sync.h: the CRTS_ssync_* groups, and athread_syn's. */
+int crts_ssync_group(const char *call, enum ssync_kind k)
 {
   struct crts_cpe *self = group_member(call);
   if (!self)
@@ -131,26 +131,23 @@ void CRTS_ssync_peer(int tid)
   crts_barrier_wait(&peer_bar[lo * CRTS_MAX_SPE_NUM + hi], 2, 0);
 }
 
-void CRTS_ssync_2spe(void) { group_barrier("CRTS_ssync_2spe", SSYNC_2SPE); }
-void CRTS_ssync_1spc(void) { group_barrier("CRTS_ssync_1spc", SSYNC_1SPC); }
-void CRTS_ssync_8spe(void) { group_barrier("CRTS_ssync_8spe", SSYNC_ROW); }
-void CRTS_ssync_row(void) { group_barrier("CRTS_ssync_row", SSYNC_ROW); }
-void CRTS_ssync_col(void) { group_barrier("CRTS_ssync_col", SSYNC_COL); }
-void CRTS_ssync_2spc(void) { group_barrier("CRTS_ssync_2spc", SSYNC_2SPC); }
-void CRTS_ssync_16spe(void) { group_barrier("CRTS_ssync_16spe", SSYNC_16SPE); }
-void CRTS_ssync_4spc(void) { group_barrier("CRTS_ssync_4spc", SSYNC_16SPE); }
-void CRTS_ssync_32spe(void) { group_barrier("CRTS_ssync_32spe", SSYNC_32SPE); }
-void CRTS_ssync_8spc(void) { group_barrier("CRTS_ssync_8spc", SSYNC_32SPE); }
-void CRTS_ssync_array(void) { group_barrier("CRTS_ssync_array", SSYNC_ARRAY); }
+/* CRTS_ssync_NAME: the caller's group of kind KIND. */
+#define SSYNC_CALL(name, kind)                                          \
+  void CRTS_ssync_##name(void) { crts_ssync_group("CRTS_ssync_" #name, kind); }
 
-/* crts_sync.h: group_barrier for athread_syn */
-int crts_ssync_group(const char *call, enum ssync_kind k)
-{
-  return group_barrier(call, k);
-}
-
+SSYNC_CALL(2spe, SSYNC_2SPE)
+SSYNC_CALL(1spc, SSYNC_1SPC)
+SSYNC_CALL(8spe, SSYNC_ROW)
+SSYNC_CALL(row, SSYNC_ROW)
+SSYNC_CALL(col, SSYNC_COL)
+SSYNC_CALL(2spc, SSYNC_2SPC)
+SSYNC_CALL(16spe, SSYNC_16SPE)
+SSYNC_CALL(4spc, SSYNC_16SPE)
+SSYNC_CALL(32spe, SSYNC_32SPE)
+SSYNC_CALL(8spc, SSYNC_32SPE)
+SSYNC_CALL(array, SSYNC_ARRAY)
 /* The CPEs that share LDM are the 4 of a cluster: the 1spc barrier. */
-void CRTS_ssync_sldm(void) { group_barrier("CRTS_ssync_sldm", SSYNC_1SPC); }
+SSYNC_CALL(sldm, SSYNC_1SPC)
 
 /*
  * col_left / col_right: the 8 CPEs of one column (tid % 8 equal), callable
@@ -167,7 +164,7 @@ static void half_col(const char *call, int right)
                 right ? "left" : "right");
     return;
   }
-  group_barrier(call, SSYNC_COL);
+  crts_ssync_group(call, SSYNC_COL);
 }
 
 void CRTS_ssync_col_left(void) { half_col("CRTS_ssync_col_left", 0); }
