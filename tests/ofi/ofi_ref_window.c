@@ -11,10 +11,13 @@
  * then NSTREAM of them at once, then one alone again (nothing of the
  * stream may stay counted).  Task 1 checks the most PULLs it had in
  * flight: the window for the lone one, at most budget + NSTREAM - 1 for
- * the stream (the window each, as before the budget, would be up to 4 x
- * NSTREAM), and every byte and gap.  White box (lapi_static): where the
+ * the stream (the window each, as before the budget, would be up to 8 x
+ * NSTREAM), that every chunk of a lone transfer came by reference (its
+ * window fits the stages a transfer may hold), and every byte and gap.  White box (lapi_static): where the
  * stage arena cannot be mapped (ptrace rules, as for CMA) it exits 77.
  */
+#include <inttypes.h>
+
 #include "ofi_test.h"
 #include "ofi_stride4k.h"
 
@@ -76,6 +79,10 @@ int main(void)
         long want = window < budget ? window : budget;
         OT_CHECK(peak == want, "a lone transfer had %ld PULLs out at "
                  "most: want its window, %ld", peak, want);
+        uint64_t chunks = (STRIDE4K_TOTAL + ofi.chunk - 1) / ofi.chunk;
+        OT_CHECK(skip || refs - refs0 == chunks, "a lone transfer had %"
+                 PRIu64 " of its %" PRIu64 " chunks by reference (the "
+                 "source ran out of stages?)", refs - refs0, chunks);
       } else {
         /* Extra PULLs go out only under the budget; first ones always
          * do, so the budget's and one more per other transfer. */

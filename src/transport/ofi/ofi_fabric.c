@@ -380,7 +380,9 @@ static void read_defaults(void)
     ofi.max_read = ofi.max_msg;
   /* The packed path's defaults (ofi_sink.c, ofi_packref.c say why). */
   if (ofi.pull_window == 0)
-    ofi.pull_window = strcmp(ofi.prov, "shm") == 0 ? 4 : ofi.read_window;
+    ofi.pull_window = strcmp(ofi.prov, "shm") != 0 ? ofi.read_window
+                      : ofi.pack_ref                ? 8
+                                                    : 4;
   if (ofi.pull_budget == 0)
     ofi.pull_budget = ofi.nrecv / 2;
   /* Half the window a PULL where chunks ride in packets: the sink sends
