@@ -27,15 +27,16 @@ int lapi_spin_limit(void);
 void lapi_spin_hint_procs(int procs);
 void lapi_cpu_relax(void);
 /* How long a waiting thread polls the network before it sleeps
- * (LAPI_POLL_US; by default 100 us in interrupt mode and 10 ms in
+ * (LAPI_POLL_US; by default 1 ms in interrupt mode and 10 ms in
  * polling mode, where the waiting thread is the only one that runs the
  * handle's work: a transfer of a few hundred us that it stopped
- * polling for went on through thread wake-ups, 2-3x slower), and how it
+ * polling for went on through thread wake-ups, 2-3x slower; 100 us in
+ * interrupt mode did that to a 1 MiB transfer), and how it
  * pauses between two polls once it has waited waited_ns: a pause for
  * the first LAPI_TIGHT_PAUSE_NS if every process of the host has a CPU,
  * a yield after that or else. */
 #define LAPI_TIGHT_PAUSE_NS 10000
-#define LAPI_TIGHT_US 100
+#define LAPI_TIGHT_US 1000
 #define LAPI_TIGHT_US_POLLING 10000
 int lapi_tight_us(int polling);
 /* 1 if it yielded the CPU for about a turn of another thread (a peer
