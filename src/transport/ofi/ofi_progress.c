@@ -551,6 +551,56 @@ static int nap_grown(int k, int cap_us)
   return us < cap_us ? us : cap_us;
 }
 
+static int app_polls(void);
+
+/* Reads a kick out of kick_fd, if one came. */
+static void kick_clear(const struct pollfd *kick)
+{
+  if (!(kick->revents & POLLIN))
+    return;
+  uint64_t v;
+  ssize_t r = read(ofi.kick_fd, &v, sizeof v);
+  (void)r;
+  /* after the read; an exchange, to see what the kickers did */
+  __atomic_exchange_n(&kick_pending, 0, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Back under ofi.lock after a wait on the fd, out of the way of an
+ * application thread that holds it.  Blocked in lock(), we made each of
+ * its unlocks a futex wake-up, and on 2 CPUs the woken thread took the
+ * CPU of the other CG's application thread (an interrupt-mode stream
+ * over tcp ran at about half its polling-mode rate).  So: the lock if it
+ * is free; else wait for kicks alone, in 1 ms slices for up to 10 ms
+ * while a thread of ours polls the CQ (it reads what woke us), in slices
+ * of 100 us for up to 1 ms while none does (a sender inside LAPI), and
+ * take the lock as soon as it is free; block for it after that (the
+ * watchdog runs under it).  docs/PERFORMANCE.md, "Session 24".
+ */
+#define ASIDE_SENDER_US 100
+#define ASIDE_SENDER_MAX_US 1000
+#define ASIDE_POLLER_US 1000
+#define ASIDE_POLLER_MAX_US 10000
+static void relock_aside(void)
+{
+  for (int waited = 0;;) {
+    if (pthread_mutex_trylock(&ofi.lock) == 0)
+      return;
+    if (__atomic_load_n(&ofi.stop, __ATOMIC_SEQ_CST))
+      break;
+    int polls = app_polls();
+    if (waited >= (polls ? ASIDE_POLLER_MAX_US : ASIDE_SENDER_MAX_US))
+      break;
+    int slice = polls ? ASIDE_POLLER_US : ASIDE_SENDER_US;
+    struct pollfd kick = {ofi.kick_fd, POLLIN, 0};
+    struct timespec ts = {0, (long)slice * 1000};
+    ppoll(&kick, 1, &ts, NULL);
+    kick_clear(&kick);
+    waited += slice;
+  }
+  pthread_mutex_lock(&ofi.lock);
+}
+
 static void wait_fd(int ms)
 {
   /* While a thread of ours polls the CQ it finds every arrival itself:
@@ -609,14 +659,8 @@ static void wait_fd(int ms)
     if (!parked) /* saturated: counted while exposed, ~1e6 times a s */
       fd_held = pf[0].revents & POLLIN ? fd_held + (fd_held < 64) : 0;
   }
-  if (pf[1].revents & POLLIN) {
-    uint64_t v;
-    ssize_t r = read(ofi.kick_fd, &v, sizeof v);
-    (void)r;
-    /* after the read; an exchange, to see what the kickers did */
-    __atomic_exchange_n(&kick_pending, 0, __ATOMIC_SEQ_CST);
-  }
-  pthread_mutex_lock(&ofi.lock);
+  kick_clear(&pf[1]);
+  relock_aside();
 }
 
 /* Under ofi.lock: give up the left registrations older than LINGER_MS
