@@ -77,10 +77,18 @@ int main(void)
                                 &gorg);
   double fenced = ot_fence_on_gone(victim, boxes);
   OT_CHECK(fenced < 40, "the fence took %.1f s", fenced);
+  /* lapirun tells the survivors at once that the victim is gone; a slow
+   * survivor (a sanitizer's, under load) may hear it before its first
+   * call above, and then refuses them all, as it must new ones.  Then
+   * there is nothing to wait for (a wait for 0 ends at once). */
+  if (issued == 0)
+    printf("ofi_killed task %d: the victim was declared gone before the "
+           "operations to it were issued; all were refused\n", ot.me);
   int rc = LAPI_Waitcntr(ot.h, &cmpl, issued, NULL);
   double waited = ot_now_s() - t0;
-  OT_CHECK(rc == LAPI_ERR_TIMEOUT, "Waitcntr on operations to a dead task "
-           "returned %d", rc);
+  OT_CHECK(rc == (issued ? LAPI_ERR_TIMEOUT : LAPI_SUCCESS),
+           "Waitcntr on %d operations to a dead task returned %d", issued,
+           rc);
   OT_CHECK(waited < 40, "the wait took %.1f s", waited);
   /* Not one of them (the eager ones are kept for the counts: a loss
    * must fail them, not count them landed). */
@@ -107,8 +115,10 @@ int main(void)
   OT_OK(LAPI_Senv(ot.h, TIMEOUT, 60));
   int to = (ot.me + 1) % victim;
   LAPI_Setcntr(ot.h, &cmpl, 0); /* tgt_cntr is 0: the first wait took 1 */
-  OT_OK(LAPI_Amsend(ot.h, (uint)to, (void *)1, NULL, 0, ot_inbox, 5000,
-                    cntrs[to], NULL, &cmpl));
+  /* not from ot_inbox, which the neighbour's message lands in meanwhile */
+  static unsigned char ring_msg[5000];
+  OT_OK(LAPI_Amsend(ot.h, (uint)to, (void *)1, NULL, 0, ring_msg,
+                    sizeof ring_msg, cntrs[to], NULL, &cmpl));
   OT_OK(LAPI_Waitcntr(ot.h, &cmpl, 1, NULL));
   OT_OK(LAPI_Waitcntr(ot.h, &tgt_cntr, 1, NULL));
 
