@@ -13,8 +13,9 @@
  * flight: the window for the lone one, at most budget + NSTREAM - 1 for
  * the stream (the window each, as before the budget, would be up to 8 x
  * NSTREAM), that every chunk of a lone transfer came by reference (its
- * window fits the stages a transfer may hold), and every byte and gap.  White box (lapi_static): where the
- * stage arena cannot be mapped (ptrace rules, as for CMA) it exits 77.
+ * window fits the stages a transfer may hold), and every byte and gap.
+ * White box (lapi_static): where the stage arena cannot be mapped
+ * (ptrace rules, as for CMA) it exits 77.
  */
 #include <inttypes.h>
 
