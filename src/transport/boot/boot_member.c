@@ -82,6 +82,33 @@ static void gone_note(struct boot_member *m, const unsigned char *p, size_t n)
   m->gone_q[m->gone_n++] = (int)r;
 }
 
+/* Under m->mu: one frame to the exchange; 0, or -1 after a message. */
+static int send_to_exchange(struct boot_member *m, int type, const void *p,
+                            size_t n)
+{
+  int64_t deadline = boot_now_ms() + (int64_t)m->timeout_s * 1000;
+  if (boot_send_frame(m->fd, type, p, n, deadline) == 0)
+    return 0;
+  lapi_boot_say("%s: rank %d: cannot send to the exchange at %s (%s): %s "
+                "has ended or the network is gone", m->src, m->rank, m->addr,
+                strerror(errno), m->owner);
+  return -1;
+}
+
+/* An answer that is not the one awaited in `what`: the exchange's error
+ * text, or what it was. */
+static void say_unexpected(const struct boot_member *m, const char *what,
+                           int type, const unsigned char *p, size_t n)
+{
+  if (type == BOOT_ERROR)
+    lapi_boot_say("%s: rank %d: %.*s", m->src, m->rank, (int)n,
+                  (const char *)p);
+  else
+    lapi_boot_say("%s: rank %d: the exchange answered %s with message %d "
+                  "of %zu bytes: an exchange of another openlapi version?",
+                  m->src, m->rank, what, type, n);
+}
+
 /* Under m->mu: the next answer of the exchange, PINGs and GONE notices
  * taken on the way; 0 with the frame (free *p), or -1 after a message
  * naming `what` we waited in. */
@@ -133,14 +160,8 @@ static int await_round(struct boot_member *m, size_t len, void *all)
       memcpy(all, p + 12, len * (size_t)m->size);
     m->round++;
     rc = 0;
-  } else if (type == BOOT_ERROR) {
-    lapi_boot_say("%s: rank %d: %.*s", m->src, m->rank, (int)n,
-                  (const char *)p);
   } else {
-    lapi_boot_say("%s: rank %d: the exchange answered round %llu with "
-                  "message %d of %zu bytes: an exchange of another "
-                  "openlapi version?", m->src, m->rank,
-                  (unsigned long long)m->round, type, n);
+    say_unexpected(m, what, type, p, n);
   }
   free(p);
   return rc;
@@ -170,13 +191,9 @@ int boot_member_gather(struct boot_member *m, const void *mine, size_t len,
   boot_put32(frame + 8, (uint32_t)len);
   if (len)
     memcpy(frame + 12, mine, len);
-  int64_t deadline = boot_now_ms() + (int64_t)m->timeout_s * 1000;
-  int sent = boot_send_frame(m->fd, BOOT_GATHER, frame, 12 + len, deadline);
+  int sent = send_to_exchange(m, BOOT_GATHER, frame, 12 + len);
   free(frame);
   if (sent < 0) {
-    lapi_boot_say("%s: rank %d: cannot send to the exchange at %s (%s): %s "
-                  "has ended or the network is gone", m->src, m->rank,
-                  m->addr, strerror(errno), m->owner);
     m->failed = 1;
     goto out;
   }
@@ -203,29 +220,23 @@ void boot_member_set_active(struct boot_member *m, int on)
 
 int boot_member_leave_barrier(struct boot_member *m)
 {
-  int rc = -1;
+  static const char what[] = "the leave barrier of LAPI_Term";
+  int rc = -1, type;
+  unsigned char *p;
+  size_t n;
   pthread_mutex_lock(&m->mu);
   /* Even after a failed collective (a peer left): the exchange still
    * reads us, and this barrier does not fail on ranks gone. */
-  if (m->fd >= 0) {
-    int64_t deadline = boot_now_ms() + (int64_t)m->timeout_s * 1000;
-    int type;
-    unsigned char *p;
-    size_t n;
-    if (boot_send_frame(m->fd, BOOT_LEAVE, NULL, 0, deadline) < 0)
-      lapi_boot_say("%s: rank %d: cannot send to the exchange at %s (%s): "
-                    "%s has ended or the network is gone", m->src, m->rank,
-                    m->addr, strerror(errno), m->owner);
-    else if (next_answer(m, "the leave barrier of LAPI_Term", &type, &p,
-                         &n) == 0) {
-      if (type == BOOT_LEFT_ALL && n == 0)
-        rc = 0;
-      else
-        lapi_boot_say("%s: rank %d: the exchange answered the leave "
-                      "barrier with message %d of %zu bytes", m->src,
-                      m->rank, type, n);
-      free(p);
-    }
+  if (m->fd < 0)
+    lapi_boot_say("%s: rank %d: the job's exchange was left already",
+                  m->src, m->rank);
+  else if (send_to_exchange(m, BOOT_LEAVE, NULL, 0) == 0 &&
+           next_answer(m, what, &type, &p, &n) == 0) {
+    if (type == BOOT_LEFT_ALL && n == 0)
+      rc = 0;
+    else
+      say_unexpected(m, what, type, p, n);
+    free(p);
   }
   pthread_mutex_unlock(&m->mu);
   return rc;
