@@ -80,7 +80,9 @@ int main(void)
   /* lapirun tells the survivors at once that the victim is gone; a slow
    * survivor (a sanitizer's, under load) may hear it before its first
    * call above, and then refuses them all, as it must new ones.  Then
-   * there is nothing to wait for (a wait for 0 ends at once). */
+   * there is nothing to wait for (a wait for 0 ends at once); the waits
+   * on operations outstanding at the loss are also ofi_netdown's, where
+   * nothing announces it. */
   if (issued == 0)
     printf("ofi_killed task %d: the victim was declared gone before the "
            "operations to it were issued; all were refused\n", ot.me);
