@@ -10,6 +10,11 @@
  * ""), and the target adds its own base of that module.  Anything else
  * (an Addr_set index, an address the program got from the target with
  * LAPI_Address_init) travels unchanged with module 0.
+ * Each thread keeps its last translation each way: a program passes the
+ * same handler message after message, and the table's lock and search
+ * (two locked instructions and ~90 instructions a side) were on every
+ * small Amsend's path to the wire and from it to its handler.  A rescan
+ * (a module loaded since) makes every thread's kept translation stale.
  */
 #include <link.h>
 #include <pthread.h>
@@ -31,6 +36,18 @@ struct mod {
 static struct mod mods[MOD_MAX];
 static int nmods;
 static pthread_mutex_t mod_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Rescans so far (atomic); a kept translation of another count is
+ * stale.  0 is never current: the first translation rescans. */
+static unsigned mods_gen;
+
+/* A thread's last translation one way: from -> (to, module). */
+struct hdl_kept {
+  unsigned gen;
+  uint32_t module;
+  uint64_t from, to;
+};
+static __thread __attribute__((tls_model("initial-exec")))
+struct hdl_kept kept_enc, kept_dec;
 
 static uint32_t hash_name(const char *s)
 {
@@ -62,10 +79,29 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
   return 0;
 }
 
+/* Under mod_lock. */
 static void rescan(void)
 {
   nmods = 0;
   dl_iterate_phdr(scan_one, NULL);
+  __atomic_add_fetch(&mods_gen, 1, __ATOMIC_RELEASE);
+}
+
+/* k's translation, if it is one of from (and, decoding, of module). */
+static int kept(const struct hdl_kept *k, uint64_t from, uint32_t module)
+{
+  return k->from == from && k->module == module && k->gen != 0 &&
+         k->gen == __atomic_load_n(&mods_gen, __ATOMIC_ACQUIRE);
+}
+
+/* Under mod_lock: keep from -> (to, module) as of the current table. */
+static void keep(struct hdl_kept *k, uint64_t from, uint64_t to,
+                 uint32_t module)
+{
+  k->gen = __atomic_load_n(&mods_gen, __ATOMIC_RELAXED);
+  k->from = from;
+  k->to = to;
+  k->module = module;
 }
 
 static const struct mod *by_addr(uintptr_t a)
@@ -90,6 +126,11 @@ uint64_t ofi_hdl_encode(uint64_t hdr_hdl, uint32_t *module)
   *module = 0;
   if (hdr_hdl < LAPI_AM_ADDRTBL_SZ)
     return hdr_hdl;
+  /* kept_enc.module is the module the address was found in */
+  if (kept(&kept_enc, hdr_hdl, kept_enc.module)) {
+    *module = kept_enc.module;
+    return kept_enc.to;
+  }
   pthread_mutex_lock(&mod_lock);
   const struct mod *m = by_addr((uintptr_t)hdr_hdl);
   if (m == NULL) {
@@ -101,6 +142,7 @@ uint64_t ofi_hdl_encode(uint64_t hdr_hdl, uint32_t *module)
     *module = m->hash;
     out = hdr_hdl - m->base;
   }
+  keep(&kept_enc, hdr_hdl, out, *module);
   pthread_mutex_unlock(&mod_lock);
   return out;
 }
@@ -109,6 +151,8 @@ uint64_t ofi_hdl_decode(uint64_t wire, uint32_t module)
 {
   if (module == 0)
     return wire;
+  if (kept(&kept_dec, wire, module))
+    return kept_dec.to;
   pthread_mutex_lock(&mod_lock);
   const struct mod *m = by_hash(module);
   if (m == NULL) {
@@ -117,6 +161,7 @@ uint64_t ofi_hdl_decode(uint64_t wire, uint32_t module)
   }
   /* No such module here: 0 makes the core report a missing handler. */
   uint64_t out = m ? wire + m->base : 0;
+  keep(&kept_dec, wire, out, module);
   pthread_mutex_unlock(&mod_lock);
   return out;
 }
