@@ -453,8 +453,6 @@ static void nap(int us)
 {
   int seen = __atomic_load_n(&ofi.kick_word, __ATOMIC_SEQ_CST);
   pthread_mutex_unlock(&ofi.lock);
-  struct timespec ts = {0, (long)us * 1000};
-  (void)ts;
   lapi_futex_wait(&ofi.kick_word, seen, us < 1000 ? 1 : us / 1000);
   pthread_mutex_lock(&ofi.lock);
 }
