@@ -976,8 +976,8 @@ static void print_rma(void)
       continue;
     size_name(s, sizeof s, size);
     printf("%7s | %-22s | %-22s %5s | %-22s %5s\n", s, cell(a, 80, m),
-           cell(b, 80, p), ratio(r1, 16, paired("rma", "put", "memcpy", 2, size),
-                                 1),
+           cell(b, 80, p),
+           ratio(r1, 16, paired("rma", "put", "memcpy", 2, size), 1),
            cell(c, 80, w),
            ratio(r2, 16, paired("rma", "put_wait", "memcpy", 2, size), 1));
   }

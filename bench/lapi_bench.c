@@ -420,7 +420,8 @@ static int lapi_allgather(void *ctx, const void *mine, size_t len, void *all)
   void *tab[2];
   check(LAPI_Address_init(h, raw_names, tab), "LAPI_Address_init");
   memcpy(raw_names[me], mine, len);
-  unsigned char *there = (unsigned char *)tab[1 - me] + me * sizeof raw_names[0];
+  unsigned char *there =
+      (unsigned char *)tab[1 - me] + me * sizeof raw_names[0];
   check(LAPI_Put(h, (uint)(1 - me), (ulong)len, there, raw_names[me], NULL,
                  &org_c, NULL), "LAPI_Put");
   wait_cntr(&org_c, 1);

@@ -322,7 +322,8 @@ int main(int argc, char **argv)
   static const int depths[] = {1, 8, 64, 512};
   printf("# ofi_readrate: %s, provider %s, iov_limit %zu, rma_iov_limit "
          "%zu, %zu MiB a figure\n",
-         writes ? "fi_writemsg" : "fi_readmsg", info->fabric_attr->prov_name, info->tx_attr->iov_limit,
+         writes ? "fi_writemsg" : "fi_readmsg", info->fabric_attr->prov_name,
+         info->tx_attr->iov_limit,
          info->tx_attr->rma_iov_limit, PER_FIGURE >> 20);
   for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
     if ((only && strcmp(shapes[k].name, only) != 0) ||

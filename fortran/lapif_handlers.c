@@ -11,10 +11,10 @@
  * 16-byte envelope in front of the user header: a magic word, and
  * either the Addr_set index the handler is registered under or the
  * handler's address (as a module and an offset, like the core's own
- * handler addresses between processes).  The C handler LAPI calls at the target is
- * lapif_hdr_entry (directly, or from the Addr_set slot where the binding
- * put it); it reads the envelope, finds the Fortran function (by index
- * in the target handle's own table, so it works whatever the address
+ * handler addresses between processes).  The C handler LAPI calls at the
+ * target is lapif_hdr_entry (directly, or from the Addr_set slot where the
+ * binding put it); it reads the envelope, finds the Fortran function (by
+ * index in the target handle's own table, so it works whatever the address
  * layout of each process) and calls it.  A handler passed by name that
  * is registered under an index travels as that index.
  *

@@ -119,7 +119,8 @@ int CRTS_mutex_lock_node(void);
 int CRTS_mutex_trylock_node(void);
 /** Release the node lock (held by this process). */
 int CRTS_mutex_unlock_node(void);
-/** Lock on a user word (zero = free); in shared memory it locks across processes. */
+/** Lock on a user word (zero = free); in shared memory it locks across
+ *  processes. */
 int CRTS_mutex_lock(volatile int64_t *lock);
 /** 0 if taken, 1 if held elsewhere, -1 on a NULL or misaligned word. */
 int CRTS_mutex_trylock(volatile int64_t *lock);
@@ -205,8 +206,10 @@ void CRTS_ssync_32spe(void);     /**< tid/32 equal */
 void CRTS_ssync_8spc(void);     /**< eight clusters (tid/32 equal) */
 void CRTS_ssync_array(void);     /**< every spawned CPE */
 void CRTS_ssync_sldm(void);      /**< CPEs that share LDM (a cluster) */
-void CRTS_ssync_master_spe(void);   /**< this CPE's side of CRTS_sync_master_spe */
-void CRTS_ssync_master_array(void); /**< the CPEs' side of CRTS_sync_master_array */
+/** This CPE's side of CRTS_sync_master_spe. */
+void CRTS_ssync_master_spe(void);
+/** The CPEs' side of CRTS_sync_master_array. */
+void CRTS_ssync_master_array(void);
 void CRTS_ssync_node(void);      /**< every CPE of the job on this host */
 
 /* ----------------------------------------------------------- CPE: smutex */

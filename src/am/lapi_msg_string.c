@@ -68,7 +68,8 @@ static const struct lapi_msg lapi_msg_table[LAPI_MSG_COUNT] = {
   LAPI_MSG_AT(LAPI_ERR_RET_PTR_NULL) = {"LAPI_ERR_RET_PTR_NULL",
     "the pointer that should receive a result is NULL"},
   LAPI_MSG_AT(LAPI_ERR_ADDR_HNDL_RANGE) = {"LAPI_ERR_ADDR_HNDL_RANGE",
-    "the address handle is outside the LAPI_Addr_set table (see LOC_ADDRTBL_SZ)"},
+    "the address handle is outside the LAPI_Addr_set table "
+    "(see LOC_ADDRTBL_SZ)"},
   LAPI_MSG_AT(LAPI_ERR_ADDR_TBL_NULL) = {"LAPI_ERR_ADDR_TBL_NULL",
     "the address table pointer is NULL"},
   LAPI_MSG_AT(LAPI_ERR_TGT_PURGED) = {"LAPI_ERR_TGT_PURGED",
@@ -78,7 +79,8 @@ static const struct lapi_msg lapi_msg_table[LAPI_MSG_COUNT] = {
   LAPI_MSG_AT(LAPI_ERR_MEMORY_EXHAUSTED) = {"LAPI_ERR_MEMORY_EXHAUSTED",
     "LAPI could not allocate the memory it needs"},
   LAPI_MSG_AT(LAPI_ERR_INFO_NONZERO) = {"LAPI_ERR_INFO_NONZERO",
-    "reserved fields of lapi_info_t are not zero; zero it before setting fields"},
+    "reserved fields of lapi_info_t are not zero; zero it before setting "
+    "fields"},
   LAPI_MSG_AT(LAPI_ERR_ORG_ADDR_NULL) = {"LAPI_ERR_ORG_ADDR_NULL",
     "the origin address is NULL but the length is not 0"},
   LAPI_MSG_AT(LAPI_ERR_TGT_ADDR_NULL) = {"LAPI_ERR_TGT_ADDR_NULL",

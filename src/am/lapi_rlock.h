@@ -22,7 +22,8 @@
 
 /* The id of the calling thread, never 0 and even (bit 0 is the lock's
  * sleeper bit): the address of a thread-local word. */
-extern __thread uint64_t lapi_self_tag __attribute__((tls_model("initial-exec")));
+extern __thread uint64_t lapi_self_tag
+    __attribute__((tls_model("initial-exec")));
 
 static inline uintptr_t lapi_self_id(void)
 {

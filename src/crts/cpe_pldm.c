@@ -12,7 +12,10 @@
 /* Allocation granule: keeps 256-bit SIMD data and doubles aligned. */
 #define PLDM_ALIGN 32
 
-static size_t round_up(size_t n) { return (n + PLDM_ALIGN - 1) & ~(size_t)(PLDM_ALIGN - 1); }
+static size_t round_up(size_t n)
+{
+  return (n + PLDM_ALIGN - 1) & ~(size_t)(PLDM_ALIGN - 1);
+}
 
 /* Fold holes that now touch the top back into it. */
 static void fold_top(struct crts_cpe *cpe)

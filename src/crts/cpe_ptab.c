@@ -20,8 +20,9 @@
  *
  * (the low two bits of an offset are ignored, as the element is 4 bytes).
  * A lane that falls outside the caller's LDM is reported: it reads as 0,
- * and a write with such a lane writes no lane at all.  Calls that fail to build a table report and return
- * a vector whose lanes are all PTAB_BAD, which later lookups reject.
+ * and a write with such a lane writes no lane at all.  Calls that fail to
+ * build a table report and return a vector whose lanes are all PTAB_BAD,
+ * which later lookups reject.
  *
  * CRTS_ptab_cpy takes num (1..16; the manual names 2..16) source tables
  * for copies 0..num-1; the remaining copies repeat them cyclically (copy i

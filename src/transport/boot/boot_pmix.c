@@ -8,13 +8,14 @@
  * publishes its address under "lapi.boot.counters"; every CG reads it
  * (one collecting fence at start-up, then PMIx_Get, both bounded by the
  * timeout) and joins as a member, as under lapirun: all-gathers,
- * barriers, counters, ACTIVE and GONE notices all go through it.  Why not PMIx_Fence: under Slurm 22.05's mpi/pmix
- * plugin with its default (tree) fence, a CG on one node left a fence
- * before CGs on another node had entered it (tests/boot/slurm_cases.sh,
- * boot_check fence: in every run of 200 rounds on 2 nodes), while
- * ring fences were right; a barrier of our own does not depend on the
- * launcher's collective.  The server PINGs while a round waits, so a slow
- * CG is no failure, and a CG that dies closes its connection.
+ * barriers, counters, ACTIVE and GONE notices all go through it.  Why not
+ * PMIx_Fence: under Slurm 22.05's mpi/pmix plugin with its default (tree)
+ * fence, a CG on one node left a fence before CGs on another node had
+ * entered it (tests/boot/slurm_cases.sh, boot_check fence: in every run of
+ * 200 rounds on 2 nodes), while ring fences were right; a barrier of our
+ * own does not depend on the launcher's collective.  The server PINGs
+ * while a round waits, so a slow CG is no failure, and a CG that dies
+ * closes its connection.
  */
 #ifdef OPENLAPI_HAVE_PMIX
 #include <errno.h>

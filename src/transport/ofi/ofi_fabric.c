@@ -402,9 +402,10 @@ static void read_defaults(void)
     ofi.pack_ref = 0; /* stage arenas are shared memory */
   /* shm, libfabric reads: pieces under 8 KiB go packed.  Read several
    * to a read, they take shm's slow path above; one to a read, a system
-   * call each; the packed path (pack, one CMA copy per 64 KiB packet, unpack) moved
-   * 1 MiB in 4 KiB blocks at 1.6-2.4x the rate (medians of alternating
-   * runs; 16 KiB pieces read by RMA stay ahead of packing them).
+   * call each; the packed path (pack, one CMA copy per 64 KiB packet,
+   * unpack) moved 1 MiB in 4 KiB blocks at 1.6-2.4x the rate (medians of
+   * alternating runs; 16 KiB pieces read by RMA stay ahead of packing
+   * them).
    * Reads by CMA (ofi_cma.c) take up to 1024 pieces a side in one
    * system call and never involve the owner, but the kernel pins each
    * remote piece on its own: pieces under 16 KiB go packed, by stage

@@ -24,9 +24,10 @@
  * declared gone; silence counts from the pass that first found us
  * waiting for it if that is later than its last packet.  A peer that
  * holds messages of ours not acknowledged yet (ofi_ack.c) is watched the
- * same way, and asked about them when they did not move for a pass.  Every transfer with a gone peer fails:
- * the origin's error handler hears of it, its counters never move, and
- * new operations to that task return LAPI_ERR_NO_CONNECTIVITY.
+ * same way, and asked about them when they did not move for a pass.  Every
+ * transfer with a gone peer fails: the origin's error handler hears of it,
+ * its counters never move, and new operations to that task return
+ * LAPI_ERR_NO_CONNECTIVITY.
  */
 #include <errno.h>
 #include <poll.h>
