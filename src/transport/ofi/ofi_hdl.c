@@ -159,9 +159,12 @@ uint64_t ofi_hdl_decode(uint64_t wire, uint32_t module)
     rescan();
     m = by_hash(module);
   }
-  /* No such module here: 0 makes the core report a missing handler. */
+  /* No such module here: 0 makes the core report a missing handler.
+   * Not kept: the next message looks again (the module may be loaded
+   * by then). */
   uint64_t out = m ? wire + m->base : 0;
-  keep(&kept_dec, wire, out, module);
+  if (m)
+    keep(&kept_dec, wire, out, module);
   pthread_mutex_unlock(&mod_lock);
   return out;
 }
