@@ -40,7 +40,8 @@ static pthread_mutex_t mod_lock = PTHREAD_MUTEX_INITIALIZER;
  * stale.  0 is never current: the first translation rescans. */
 static unsigned mods_gen;
 
-/* A thread's last translation one way: from -> (to, module). */
+/* A thread's last translation one way: encoding, from -> (to, module);
+ * decoding, (from, module) -> to. */
 struct hdl_kept {
   unsigned gen;
   uint32_t module;
@@ -87,10 +88,10 @@ static void rescan(void)
   __atomic_add_fetch(&mods_gen, 1, __ATOMIC_RELEASE);
 }
 
-/* k's translation, if it is one of from (and, decoding, of module). */
-static int kept(const struct hdl_kept *k, uint64_t from, uint32_t module)
+/* 1 if k holds a translation of from as of the current table. */
+static int kept(const struct hdl_kept *k, uint64_t from)
 {
-  return k->from == from && k->module == module && k->gen != 0 &&
+  return k->from == from && k->gen != 0 &&
          k->gen == __atomic_load_n(&mods_gen, __ATOMIC_ACQUIRE);
 }
 
@@ -126,8 +127,7 @@ uint64_t ofi_hdl_encode(uint64_t hdr_hdl, uint32_t *module)
   *module = 0;
   if (hdr_hdl < LAPI_AM_ADDRTBL_SZ)
     return hdr_hdl;
-  /* kept_enc.module is the module the address was found in */
-  if (kept(&kept_enc, hdr_hdl, kept_enc.module)) {
+  if (kept(&kept_enc, hdr_hdl)) {
     *module = kept_enc.module;
     return kept_enc.to;
   }
@@ -151,7 +151,7 @@ uint64_t ofi_hdl_decode(uint64_t wire, uint32_t module)
 {
   if (module == 0)
     return wire;
-  if (kept(&kept_dec, wire, module))
+  if (kept(&kept_dec, wire) && kept_dec.module == module)
     return kept_dec.to;
   pthread_mutex_lock(&mod_lock);
   const struct mod *m = by_hash(module);
