@@ -632,7 +632,8 @@ struct ofi_stats {
                                 packets owed to the asker */
   uint64_t unknowns_dropped; /* of those, UNKNOWNs that found no record to
                                 be owed in (out of memory): not sent, the
-                                asker asks again */
+                                asker asks again */  uint64_t lane_sent;        /* packets sent through the lane (ofi_lane.c) */
+  uint64_t lane_recv;        /* packets read from our lane */
 };
 
 struct ofi_owed;
@@ -691,6 +692,9 @@ struct ofi_state {
   uint64_t mr_mode;
   int has_rma;
   int direct;                /* LAPI_OFI_DIRECT: ofi_direct.c on */
+  int lane_want;             /* LAPI_OFI_LANE: ofi_lane.c wanted */
+  size_t lane_bytes;         /* LAPI_OFI_LANE_BYTES: bytes of one ring */
+  int lane;                  /* some packets go through the lane */
   int get_write_ok;          /* LAPI_OFI_GET_WRITE: a GET's target may
                                 write our buffer (CMA or rma_write) */
   int rma_write;             /* RMA writes for OFI_GET_WRITE: FI_WRITE,
@@ -784,6 +788,26 @@ int64_t ofi_now_ms(void);
 int ofi_mr_reg(void *addr, size_t len, uint64_t access, struct fid_mr **mr);
 void ofi_mr_close(struct fid_mr *mr);
 int ofi_timeout_s(void);     /* smallest TIMEOUT of the served handles */
+
+struct lapi_boot;
+/* ofi_lane.c: rings in shared memory between the CGs of one host (shm),
+ * which carry every packet to a peer whose ring we mapped.  create
+ * (before the address exchange; -1: none), attach (after it), unlink
+ * (once every peer attached), close. */
+int ofi_lane_create(const struct lapi_boot *b);
+void ofi_lane_attach(const struct lapi_boot *b);
+void ofi_lane_unlink(void);
+void ofi_lane_close(void);
+/* The lane was created (ofi.lane: packets may go through it). */
+int ofi_lane_on(void);
+/* The packet a[0..alen) followed by z[0..zlen) into peer's ring (under
+ * ofi.lock): 0, or -FI_EAGAIN while the ring is full; 1: no lane to
+ * that peer, the provider carries its packets. */
+int ofi_lane_push(uint peer, const void *a, size_t alen, const void *z,
+                  size_t zlen);
+/* Every packet published to us so far, up to a batch per sender, given
+ * to run (under ofi.lock); returns how many. */
+int ofi_lane_drain(void (*run)(const unsigned char *pkt, size_t len));
 
 /* ofi_bell.c: the doorbell between the CGs of one host */
 struct lapi_boot;

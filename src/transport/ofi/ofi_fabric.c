@@ -205,6 +205,8 @@ static void settings(void)
   ofi.fin_list_bytes =
       env_size("LAPI_OFI_FIN_LIST_BYTES", 1u << 20, 0, SIZE_MAX);
   ofi.direct = env_flag("LAPI_OFI_DIRECT", 1);
+  ofi.lane_want = env_flag("LAPI_OFI_LANE", 1);
+  ofi.lane_bytes = env_size("LAPI_OFI_LANE_BYTES", 262144, 16384, 1u << 30);
   ofi.get_write_ok = env_flag("LAPI_OFI_GET_WRITE", 1);
   /* SIZE_MAX: not set (send_defaults) */
   ofi.zcopy_min = env_size("LAPI_OFI_ZCOPY", SIZE_MAX, 0, SIZE_MAX - 1);
@@ -645,7 +647,8 @@ static void close_all(void)
              "(gets) %llu, RMA writes %llu; run by their "
              "poller %llu; -FI_EAGAIN %llu; wake-ups left to a poller %llu; "
              "eager sends from the caller's memory %llu; "
-             "malformed packets dropped %llu, stale %llu; ACKs sent %llu",
+             "malformed packets dropped %llu, stale %llu; ACKs sent %llu; "
+             "packets through the lane sent %llu, read %llu",
              (unsigned long long)ofi.st.eager, (unsigned long long)ofi.st.rma,
              (unsigned long long)ofi.st.reads,
              (unsigned long long)ofi.st.cma_reads,
@@ -658,7 +661,9 @@ static void close_all(void)
              (unsigned long long)ofi.st.zc_sends,
              (unsigned long long)ofi.st.bad_pkts,
              (unsigned long long)ofi.st.stale_pkts,
-             (unsigned long long)ofi.st.acks);
+             (unsigned long long)ofi.st.acks,
+             (unsigned long long)ofi.st.lane_sent,
+             (unsigned long long)ofi.st.lane_recv);
   if (ofi.ep)
     fi_close(&ofi.ep->fid);
   ofi.ep = NULL;
@@ -741,6 +746,8 @@ static void close_all(void)
   ofi.exposed = 0;
   ofi.pull_sources = 0;
   ofi.cma = 0;
+  ofi_lane_close();
+  ofi.lane = 0;
   ofi_bell_close();
   __atomic_store_n(&ofi.up, 0, __ATOMIC_RELEASE);
 }
@@ -755,14 +762,16 @@ static int open_endpoint(struct lapi_boot *b)
   int rc = provider_up(b);
   if (rc == LAPI_SUCCESS)
     rc = open_objects();
-  if (rc == LAPI_SUCCESS && ofi.wait_fd < 0)
-    ofi_bell_create(b); /* no wait object: a doorbell if all are here */
+  if (rc == LAPI_SUCCESS && ofi.wait_fd < 0 && ofi_bell_create(b) == 0)
+    ofi_lane_create(b); /* no wait object: a doorbell if all are here */
   if (rc == LAPI_SUCCESS)
     rc = exchange(b);
   if (rc == LAPI_SUCCESS) {
     read_defaults();
     send_defaults();
     ofi_bell_attach(b);
+    ofi_lane_attach(b);
+    ofi.lane = ofi_lane_on();
     lapi_spin_hint_procs(b->local_size);
   }
   if (rc == LAPI_SUCCESS)
@@ -784,9 +793,10 @@ static int open_endpoint(struct lapi_boot *b)
     return rc;
   }
   LAPI_LOG(LAPI_LOG_INFO, "ofi: task %u of %u on provider %s (%s), RMA %s, "
-           "wait %s, eager %zu B, iov %zu, inject %zu", ofi.me, ofi.ntasks,
-           ofi.prov, ofi.info->domain_attr->name, ofi.has_rma ? "yes" : "no",
-           ofi.wait_fd >= 0 ? "fd" : "poll", ofi.eager_limit, ofi.iov_limit,
+           "wait %s%s, eager %zu B, iov %zu, inject %zu", ofi.me,
+           ofi.ntasks, ofi.prov, ofi.info->domain_attr->name,
+           ofi.has_rma ? "yes" : "no", ofi.wait_fd >= 0 ? "fd" : "poll",
+           ofi.lane ? ", shared-memory lane" : "", ofi.eager_limit, ofi.iov_limit,
            ofi.inject_size);
   return LAPI_SUCCESS;
 }
@@ -839,6 +849,7 @@ int ofi_tp_init(struct lapi_hndl *h)
   }
   pthread_mutex_lock(&ofi.lock);
   ofi_bell_unlink(); /* every peer has mapped our doorbell by now */
+  ofi_lane_unlink();
   pthread_mutex_unlock(&ofi.lock);
   /* Peers may wait for us from now on: leaving before LAPI_Term is a
    * fault the launcher reports to them (ofi_progress.c, leavers_watch). */

@@ -270,7 +270,7 @@ static void completion_error(void)
 static int drain_cq(void)
 {
   struct fi_cq_msg_entry ev[CQ_BATCH];
-  int total = 0;
+  int total = ofi.lane ? ofi_lane_drain(packet) : 0;
   for (int round = 0; round < 8; round++) {
     ssize_t n = fi_cq_read(ofi.cq, ev, CQ_BATCH);
     if (n == -FI_EAVAIL) {

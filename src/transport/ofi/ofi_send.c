@@ -117,6 +117,15 @@ int ofi_post_raw(struct ofi_buf *b, int *injected)
 {
   fi_addr_t a = ofi.peers[b->peer].addr;
   int rc;
+  if (ofi.lane) {
+    /* copied into the peer's ring: the buffer is free at once */
+    rc = ofi_lane_push(b->peer, b->mem, b->len - b->zc_len, b->zc_data,
+                       b->zc_len);
+    if (rc <= 0) {
+      *injected = 1;
+      return rc;
+    }
+  }
   if (b->zc_len) {
     /* never injected: the caller's memory is read until the completion */
     struct iovec iov[2] = {{b->mem, b->len - b->zc_len},
