@@ -27,6 +27,9 @@
  * and none is left counted once every transfer is done.
  * OFI_TEST_PULL_BATCH=N (with LAPI_OFI_PULL_BATCH=N, off shm): PULLs
  * asked for several chunks each, up to N, none for more.
+ * OFI_TEST_LANE (ofi_lane.c): "used", packets went through the
+ * shared-memory lane and were read from it; "full", so did they
+ * and some found a ring full (-FI_EAGAIN, retried); "unused", none did.
  */
 #include "ofi_test.h"
 
@@ -113,6 +116,34 @@ static void check_pull_batch(void)
            "%llu chunks: want more chunks than PULLs",
            (unsigned long long)pulls, (unsigned long long)chunks);
   OT_CHECK(reached > 0, "no PULL asked for a batch of %ld chunks", batch);
+}
+
+/* The shared-memory lane carried the job's packets, or none of them. */
+static void check_lane_path(void)
+{
+  const char *want = getenv("OFI_TEST_LANE");
+  if (want == NULL)
+    return;
+  pthread_mutex_lock(&ofi.lock);
+  uint64_t sent = ofi.st.lane_sent, got = ofi.st.lane_recv;
+  uint64_t full = ofi.st.eagain;
+  pthread_mutex_unlock(&ofi.lock);
+  /* (sent and read are not compared: each task counts at its own
+   * moment, and an acknowledgement may be on its way) */
+  sent = ot_job_sum(sent);
+  got = ot_job_sum(got);
+  full = ot_job_sum(full);
+  if (strcmp(want, "unused") == 0) {
+    OT_CHECK(sent == 0 && got == 0, "%llu packets sent and %llu read "
+             "through the lane: want none", (unsigned long long)sent,
+             (unsigned long long)got);
+    return;
+  }
+  OT_CHECK(sent > 0 && got > 0, "%llu packets sent and %llu read "
+           "through the lane: want some of each",
+           (unsigned long long)sent, (unsigned long long)got);
+  if (strcmp(want, "full") == 0)
+    OT_CHECK(full > 0, "no send found a ring full (-FI_EAGAIN)");
 }
 
 /* 1 if the test is to be skipped (CMA wanted, not usable here). */
@@ -403,6 +434,7 @@ int main(void)
 #ifdef OFI_VECTORS_WB
   check_pull_budget();
   check_pull_batch();
+  check_lane_path();
   int skip = check_packref_path();
   skip |= check_read_path();
   int rc = ot_finish("ofi_vectors");

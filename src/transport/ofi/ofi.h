@@ -808,6 +808,10 @@ int ofi_lane_push(uint peer, const void *a, size_t alen, const void *z,
 /* Every packet published to us so far, up to a batch per sender, given
  * to run (under ofi.lock); returns how many. */
 int ofi_lane_drain(void (*run)(const unsigned char *pkt, size_t len));
+/* Test hook for white-box tests (under ofi.lock): set, the next packet
+ * into any ring gets a length past what its record publishes, which its
+ * reader must take for a corrupt lane (tests/ofi/ofi_lane_corrupt.c). */
+extern int ofi_lane_corrupt_next;
 
 /* ofi_bell.c: the doorbell between the CGs of one host */
 struct lapi_boot;

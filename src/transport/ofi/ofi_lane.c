@@ -10,7 +10,7 @@
  * sender under its ofi.lock, one consumer, us under ours.  Once a peer's
  * ring is mapped, every packet to that peer goes through it, never some
  * through the provider: packets to a peer keep the order they were posted
- * in, which the protocol relies on (docs/PROTOCOL.md, "Lost packets").
+ * in, which the protocol relies on (docs/PROTOCOL.md, "Faults").
  * RMA and cross-memory reads and writes stay as they are.  The lane lives
  * only where the doorbell does (shm, every CG on this host): a sender
  * rings after it posts, and a sleeper reads the rings when it reads the CQ.
@@ -92,6 +92,7 @@ static struct lane_in *ins;   /* one per peer */
 static uint nins;
 static struct lane_out *outs; /* [ntasks]; r NULL: no lane to that peer */
 static char my_name[128];
+int ofi_lane_corrupt_next;
 
 static void name_of(char *out, size_t n, const struct lapi_boot *b, int rank)
 {
@@ -287,6 +288,10 @@ int ofi_lane_push(uint peer, const void *a, size_t alen, const void *z,
   }
   struct lane_rec *rec = (struct lane_rec *)(data + pos);
   rec->len = (uint32_t)len;
+  if (__builtin_expect(ofi_lane_corrupt_next, 0)) {
+    ofi_lane_corrupt_next = 0;
+    rec->len = (uint32_t)o->size; /* the test hook */
+  }
   memcpy(rec + 1, a, alen);
   if (zlen)
     memcpy((unsigned char *)(rec + 1) + alen, z, zlen);
