@@ -72,9 +72,9 @@ int main(void)
   pthread_mutex_lock(&ofi.lock);
   uint64_t bad_before = ofi.st.dropped[OFI_BAD_LEN];
   pthread_mutex_unlock(&ofi.lock);
-  OT_OK(LAPI_Gfence(ot.h));
   OT_CHECK(__atomic_load_n(&ot_errs_from_watch, __ATOMIC_SEQ_CST) == 0,
            "an error before the lane was spoiled");
+  OT_OK(LAPI_Gfence(ot.h));
 
   double t0 = ot_now_s(), waited = 0;
   if (ot.me == 0) {

@@ -151,14 +151,23 @@ static void on_signals(struct lr_job *j, int sfd)
   }
 }
 
-/* Remove the node-scope objects of the job's host groups (CRTS). */
+/* Remove the node-scope objects of the job's host groups (CRTS), and
+ * the doorbells and lanes of CGs that ended before they unlinked theirs
+ * (src/transport/ofi/ofi_bell.c, ofi_lane.c: named after the job key and
+ * the rank). */
 static void cleanup_shm(const struct lr_job *j)
 {
+  char name[200];
   for (int g = 0; g < j->ngroups; g++) {
-    char name[160];
     char key[128];
     lr_crts_key(key, sizeof key, j->key, g, j->ngroups);
     snprintf(name, sizeof name, "/crts-%s", key);
+    shm_unlink(name);
+  }
+  for (int r = 0; r < j->o.ncg; r++) {
+    snprintf(name, sizeof name, "/lapi-ofi-%s-%d", j->key, r);
+    shm_unlink(name);
+    snprintf(name, sizeof name, "/lapi-lane-%s-%d", j->key, r);
     shm_unlink(name);
   }
 }

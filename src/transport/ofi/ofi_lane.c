@@ -36,6 +36,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "transport/boot/boot.h"
@@ -131,6 +132,27 @@ static uint64_t ring_size(void)
   return r;
 }
 
+/* The job's lanes (every CG's object, all on this host) take at most
+ * half of what /dev/shm has free: the provider's own regions, and the
+ * CGs that start a moment later, need it too (a container's /dev/shm
+ * is often 64 MiB). */
+static int room_in_dev_shm(size_t one)
+{
+  struct statvfs v;
+  if (statvfs("/dev/shm", &v) != 0)
+    return 1; /* cannot tell: posix_fallocate decides */
+  double avail = (double)v.f_bavail * (double)v.f_frsize;
+  double job = (double)ofi.ntasks * (double)one;
+  if (job <= avail / 2)
+    return 1;
+  LAPI_LOG(LAPI_LOG_INFO, "ofi: no shared-memory lane: the job's rings "
+           "need %.0f MiB of /dev/shm, %.0f MiB are free (at most half "
+           "is taken); packets go through the provider.  A larger "
+           "/dev/shm, or smaller LAPI_OFI_BUF_SIZE and LAPI_OFI_LANE_BYTES, "
+           "bring it back", job / 1048576, avail / 1048576);
+  return 0;
+}
+
 int ofi_lane_create(const struct lapi_boot *b)
 {
   if (!ofi.lane_want || !ofi_bell_on())
@@ -141,6 +163,8 @@ int ofi_lane_create(const struct lapi_boot *b)
     goto fail;
   in_size = ring_size();
   in_len = seg_bytes(ofi.ntasks, in_size);
+  if (!room_in_dev_shm(in_len))
+    goto fail;
   name_of(my_name, sizeof my_name, b, b->rank);
   shm_unlink(my_name); /* a leftover of a crashed job with our key */
   int fd = shm_open(my_name, O_RDWR | O_CREAT | O_EXCL, 0600);
