@@ -107,14 +107,6 @@ int main(void)
     OT_CHECK(n == WARM, "%d Amsends landed, want the %d before the "
              "corrupt one", n, WARM);
   }
-  double t1 = ot_now_s();
-  OT_OK(LAPI_Term(ot.h));
-  double term = ot_now_s() - t1;
-  OT_CHECK(term < 4 * TIMEOUT_S, "LAPI_Term took %.1f s", term);
   free(tgts);
-  int bad = __atomic_load_n(&ot.failures, __ATOMIC_SEQ_CST);
-  printf("ofi_lane_corrupt task %d of %d (error after %.1f s, LAPI_Term "
-         "%.1f s): %s\n", ot.me, ot.n, waited, term, bad ? "FAIL" : "PASS");
-  fflush(stdout);
-  return bad ? 1 : 0;
+  return ot_finish_fault("ofi_lane_corrupt", waited, 4 * TIMEOUT_S);
 }

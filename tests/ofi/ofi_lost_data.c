@@ -479,15 +479,7 @@ int main(void)
     OT_CHECK(got == 0, "tgt_cntr is %d: a message with a hole completed",
              got); /* (part 1's Waitcntr took its 1) */
   }
-  double t1 = ot_now_s();
-  OT_OK(LAPI_Term(ot.h));
-  double term = ot_now_s() - t1;
-  OT_CHECK(term < 4 * TIMEOUT_S, "LAPI_Term took %.1f s", term);
   free(cntrs);
   free(srcs);
-  int bad = __atomic_load_n(&ot.failures, __ATOMIC_SEQ_CST);
-  printf("ofi_lost_data task %d of %d (failed after %.1f s, LAPI_Term "
-         "%.1f s): %s\n", ot.me, ot.n, waited, term, bad ? "FAIL" : "PASS");
-  fflush(stdout);
-  return bad ? 1 : 0;
+  return ot_finish_fault("ofi_lost_data", waited, 4 * TIMEOUT_S);
 }

@@ -129,6 +129,22 @@ static inline double ot_now_s(void)
   return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The end of a fault test: LAPI_Term must end within term_limit_s
+ * seconds; the PASS/FAIL line says how long the awaited error took. */
+static inline int ot_finish_fault(const char *name, double waited,
+                                  double term_limit_s)
+{
+  double t1 = ot_now_s();
+  OT_OK(LAPI_Term(ot.h));
+  double term = ot_now_s() - t1;
+  OT_CHECK(term < term_limit_s, "LAPI_Term took %.1f s", term);
+  int bad = __atomic_load_n(&ot.failures, __ATOMIC_SEQ_CST);
+  printf("%s task %d of %d (error after %.1f s, LAPI_Term %.1f s): %s\n",
+         name, ot.me, ot.n, waited, term, bad ? "FAIL" : "PASS");
+  fflush(stdout);
+  return bad ? 1 : 0;
+}
+
 /* Signs between the tasks of one job, to order steps without sleeps:
  * a file in /tmp named for lapirun (the parent of every task) and what
  * the sign says. */
