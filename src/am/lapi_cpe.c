@@ -421,6 +421,12 @@ static int keep_allowed(void)
   return on;
 }
 
+void lapi_cpe_settings_read(void)
+{
+  pthread_once(&spin_once, spin_settings);
+  (void)keep_allowed();
+}
+
 /*
  * May the calling thread (CPE self, or -1: the dispatcher) pause on its
  * core, core + 1 being mine: does no other thread on it have work?  A

@@ -11,6 +11,9 @@
 
 /* The calling CPE task runs (it issues a request): note on which core. */
 void lapi_cpe_running(void);
+/* Reads LAPI_CPE_SPIN_US and LAPI_CPE_KEEP_CORE now
+ * (lapi_settings_read_all). */
+void lapi_cpe_settings_read(void);
 
 /* Work for h's task is done (a counter it may wait on moved): if it
  * polls on the dispatcher's core, the dispatcher must let it run. */

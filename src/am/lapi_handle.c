@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "am/lapi_am.h"
+#include "am/lapi_setting.h"
 
 /*
  * Slots are allocated on first use and never freed; table_limit counts the
@@ -243,6 +244,9 @@ int PLAPI_Init(lapi_handle_t *hndl, lapi_info_t *lapi_info)
                      "lapi_info->info6 is %d: zero the whole lapi_info_t "
                      "(memset) before setting its fields", lapi_info->info6);
 
+  /* before any thread of ours starts, and before the ofi transport's
+   * setenv (lapi_setting.h) */
+  lapi_settings_read_all();
   const struct lapi_job *j = lapi_job();
   if (j->boot_rc != LAPI_SUCCESS)
     return LAPI_FAIL(j->boot_rc, "this core group could not join its job "

@@ -93,6 +93,8 @@ void crts_tp_op_free_run(struct crts_op *first, struct crts_op *last);
 /* ---- active messages (crts_am.c) */
 
 int crts_tp_am_send(struct lapi_hndl *h, const struct lapi_tp_am *am);
+/* Reads LAPI_CPE_DIRECT_MIN now (lapi_tp_settings_read). */
+void crts_tp_settings_read(void);
 /* The dispatcher popped an active message: queue it on its target. */
 void crts_tp_am_arrive(struct crts_op *op);
 

@@ -181,6 +181,9 @@ const struct lapi_tp_ops *lapi_tp_select(const struct lapi_hndl *h,
 /* Every transport this build has, for init/fini/progress of a handle. */
 extern const struct lapi_tp_ops *const lapi_tp_all[];
 extern const unsigned lapi_tp_count;
+/* The transports' settings read on first use, read now (see
+ * lapi_settings_read_all). */
+void lapi_tp_settings_read(void);
 /* Of them, those with a network to poll (tight op not lapi_tp_no_tight)
  * and those with a drained op (tp_select.c). */
 extern const struct lapi_tp_ops *const lapi_tp_net[];

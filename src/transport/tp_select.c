@@ -8,6 +8,7 @@
  * LAPI_ERR_NO_CONNECTIVITY for a task it cannot reach.
  */
 #include "am/lapi_am.h"
+#include "transport/crts_tp.h"
 
 /* src/transport/ofi/ofi_origin.c */
 extern const struct lapi_tp_ops lapi_tp_ofi;
@@ -134,4 +135,9 @@ void lapi_tp_sync(void)
 {
   for (unsigned t = 0; t < lapi_tp_count; t++)
     lapi_tp_all[t]->sync();
+}
+
+void lapi_tp_settings_read(void)
+{
+  crts_tp_settings_read();
 }

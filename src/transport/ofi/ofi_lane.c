@@ -290,7 +290,9 @@ int ofi_lane_push(uint peer, const void *a, size_t alen, const void *z,
   uint64_t need = (LANE_REC + len + LANE_ALIGN - 1) &
                   ~(uint64_t)(LANE_ALIGN - 1);
   if (need > o->size / 2) {
-    /* cannot happen: ring_size holds four of our largest packets */
+    /* ring_size holds four of the owner's largest packets: only a CG
+     * given a larger LAPI_OFI_BUF_SIZE than its peer gets here, and
+     * the send fails as any other */
     LAPI_LOG(LAPI_LOG_ASYNC, "ofi: a packet of %zu bytes does not fit the "
              "lane to task %u (ring of %llu bytes)", len, peer,
              (unsigned long long)o->size);
