@@ -632,7 +632,8 @@ struct ofi_stats {
                                 packets owed to the asker */
   uint64_t unknowns_dropped; /* of those, UNKNOWNs that found no record to
                                 be owed in (out of memory): not sent, the
-                                asker asks again */  uint64_t lane_sent;        /* packets sent through the lane (ofi_lane.c) */
+                                asker asks again */
+  uint64_t lane_sent;        /* packets sent through the lane (ofi_lane.c) */
   uint64_t lane_recv;        /* packets read from our lane */
 };
 

@@ -796,8 +796,8 @@ static int open_endpoint(struct lapi_boot *b)
            "wait %s%s, eager %zu B, iov %zu, inject %zu", ofi.me,
            ofi.ntasks, ofi.prov, ofi.info->domain_attr->name,
            ofi.has_rma ? "yes" : "no", ofi.wait_fd >= 0 ? "fd" : "poll",
-           ofi.lane ? ", shared-memory lane" : "", ofi.eager_limit, ofi.iov_limit,
-           ofi.inject_size);
+           ofi.lane ? ", shared-memory lane" : "", ofi.eager_limit,
+           ofi.iov_limit, ofi.inject_size);
   return LAPI_SUCCESS;
 }
 

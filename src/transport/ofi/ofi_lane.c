@@ -49,7 +49,7 @@
 #define LANE_ALIGN 64
 #define LANE_WRAP 0xffffffffu
 #define LANE_BATCH 64        /* records read from one ring per pass */
-/* A job's rings together stay under this unless a ring must be larger
+/* A CG's rings together stay under this unless a ring must be larger
  * to hold its packets: many CGs on one host get smaller rings. */
 #define LANE_TOTAL_MAX ((size_t)64 << 20)
 
@@ -116,9 +116,9 @@ static unsigned char *ring_data(struct lane_ring *r)
   return (unsigned char *)r + LANE_RING_HDR;
 }
 
-/* The ring size: LAPI_OFI_LANE_BYTES (a power of 2), at least four of
- * the largest packet, and within LANE_TOTAL_MAX for the job if that
- * allows four packets. */
+/* The ring size: LAPI_OFI_LANE_BYTES rounded up to a power of 2, at
+ * least four of the largest packet, and halved while a CG's rings
+ * together exceed LANE_TOTAL_MAX (never below those four packets). */
 static uint64_t ring_size(void)
 {
   uint64_t want = ofi.lane_bytes;
