@@ -28,8 +28,9 @@
  * OFI_TEST_PULL_BATCH=N (with LAPI_OFI_PULL_BATCH=N, off shm): PULLs
  * asked for several chunks each, up to N, none for more.
  * OFI_TEST_LANE (ofi_lane.c): "used", packets went through the
- * shared-memory lane and were read from it; "full", so did they
- * and some found a ring full (-FI_EAGAIN, retried); "unused", none did.
+ * shared-memory lane and were read from it; "full", so did they, some
+ * found a ring full (-FI_EAGAIN, retried) and some started a ring over
+ * at 0 (a WRAP mark); "unused", none did.
  */
 #include "ofi_test.h"
 
@@ -126,13 +127,14 @@ static void check_lane_path(void)
     return;
   pthread_mutex_lock(&ofi.lock);
   uint64_t sent = ofi.st.lane_sent, got = ofi.st.lane_recv;
-  uint64_t full = ofi.st.eagain;
+  uint64_t full = ofi.st.lane_full, wraps = ofi.st.lane_wraps;
   pthread_mutex_unlock(&ofi.lock);
   /* (sent and read are not compared: each task counts at its own
    * moment, and an acknowledgement may be on its way) */
   sent = ot_job_sum(sent);
   got = ot_job_sum(got);
   full = ot_job_sum(full);
+  wraps = ot_job_sum(wraps);
   if (strcmp(want, "unused") == 0) {
     OT_CHECK(sent == 0 && got == 0, "%llu packets sent and %llu read "
              "through the lane: want none", (unsigned long long)sent,
@@ -143,7 +145,9 @@ static void check_lane_path(void)
            "through the lane: want some of each",
            (unsigned long long)sent, (unsigned long long)got);
   if (strcmp(want, "full") == 0)
-    OT_CHECK(full > 0, "no send found a ring full (-FI_EAGAIN)");
+    OT_CHECK(full > 0 && wraps > 0, "%llu sends found a ring full, %llu "
+             "records wrapped: want some of each", (unsigned long long)full,
+             (unsigned long long)wraps);
 }
 
 /* 1 if the test is to be skipped (CMA wanted, not usable here). */

@@ -157,19 +157,15 @@ static void on_signals(struct lr_job *j, int sfd)
  * the rank). */
 static void cleanup_shm(const struct lr_job *j)
 {
-  char name[200];
   for (int g = 0; g < j->ngroups; g++) {
+    char name[160];
     char key[128];
     lr_crts_key(key, sizeof key, j->key, g, j->ngroups);
     snprintf(name, sizeof name, "/crts-%s", key);
     shm_unlink(name);
   }
-  for (int r = 0; r < j->o.ncg; r++) {
-    snprintf(name, sizeof name, "/lapi-ofi-%s-%d", j->key, r);
-    shm_unlink(name);
-    snprintf(name, sizeof name, "/lapi-lane-%s-%d", j->key, r);
-    shm_unlink(name);
-  }
+  for (int r = 0; r < j->o.ncg; r++)
+    ofi_shm_sweep_cg(j->key, r);
 }
 
 static void serve(struct lr_job *j, struct boot_srv *srv, int sfd)

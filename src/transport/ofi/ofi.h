@@ -635,6 +635,8 @@ struct ofi_stats {
                                 asker asks again */
   uint64_t lane_sent;        /* packets sent through the lane (ofi_lane.c) */
   uint64_t lane_recv;        /* packets read from our lane */
+  uint64_t lane_full;        /* sends that found a peer's ring full */
+  uint64_t lane_wraps;       /* records that started a ring over at 0 */
 };
 
 struct ofi_owed;
@@ -695,7 +697,8 @@ struct ofi_state {
   int direct;                /* LAPI_OFI_DIRECT: ofi_direct.c on */
   int lane_want;             /* LAPI_OFI_LANE: ofi_lane.c wanted */
   size_t lane_bytes;         /* LAPI_OFI_LANE_BYTES: bytes of one ring */
-  int lane;                  /* some packets go through the lane */
+  int lane;                  /* our lane exists: packets to peers whose
+                                ring we mapped go through it (ofi_lane.c) */
   int get_write_ok;          /* LAPI_OFI_GET_WRITE: a GET's target may
                                 write our buffer (CMA or rma_write) */
   int rma_write;             /* RMA writes for OFI_GET_WRITE: FI_WRITE,
@@ -790,17 +793,22 @@ int ofi_mr_reg(void *addr, size_t len, uint64_t access, struct fid_mr **mr);
 void ofi_mr_close(struct fid_mr *mr);
 int ofi_timeout_s(void);     /* smallest TIMEOUT of the served handles */
 
+/* ofi_cgobj.c: a CG's own object in /dev/shm (ofi_cg_object_name).
+ * create: len bytes, reserved and mapped, replacing a leftover of a
+ * crashed job; NULL with errno, nothing left behind.  open: an existing
+ * one mapped whole, its size in *len; NULL if it cannot be. */
+void *ofi_cgobj_create(const char *name, size_t len);
+void *ofi_cgobj_open(const char *name, size_t *len);
+
 struct lapi_boot;
 /* ofi_lane.c: rings in shared memory between the CGs of one host (shm),
  * which carry every packet to a peer whose ring we mapped.  create
- * (before the address exchange; -1: none), attach (after it), unlink
- * (once every peer attached), close. */
-int ofi_lane_create(const struct lapi_boot *b);
+ * (before the address exchange, where the doorbell is), attach (after
+ * it; sets ofi.lane), unlink (once every peer attached), close. */
+void ofi_lane_create(const struct lapi_boot *b);
 void ofi_lane_attach(const struct lapi_boot *b);
 void ofi_lane_unlink(void);
 void ofi_lane_close(void);
-/* The lane was created (ofi.lane: packets may go through it). */
-int ofi_lane_on(void);
 /* The packet a[0..alen) followed by z[0..zlen) into peer's ring (under
  * ofi.lock): 0, or -FI_EAGAIN while the ring is full; 1: no lane to
  * that peer, the provider carries its packets. */

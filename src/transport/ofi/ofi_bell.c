@@ -13,7 +13,6 @@
  * The page is unlinked once every peer has mapped it (after the start-up
  * barrier), so nothing is left in /dev/shm.
  */
-#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdio.h>
@@ -26,6 +25,7 @@
 
 #include "transport/boot/boot.h"
 #include "transport/ofi/ofi.h"
+#include "transport/ofi/ofi_shm_sweep.h"
 
 struct ofi_bellpage {
   int seq;      /* futex word (shared, not private) */
@@ -39,25 +39,23 @@ struct ofi_bellpage {
 static struct ofi_bellpage **pages; /* [ntasks], ours included */
 static char my_name[128];
 
+#define PAGE 4096
+
 static void name_of(char *out, size_t n, const struct lapi_boot *b, int rank)
 {
-  snprintf(out, n, "/lapi-ofi-%s-%d", b->job_key, rank);
+  ofi_cg_object_name(out, n, "ofi", b->job_key, rank);
 }
 
-static struct ofi_bellpage *map(const char *name, int create)
+/* Peer t's page, or NULL if it has none (of our size). */
+static struct ofi_bellpage *map_peer(const char *name)
 {
-  int fd = shm_open(name, create ? O_RDWR | O_CREAT | O_EXCL : O_RDWR,
-                    0600);
-  if (fd < 0)
-    return NULL;
-  if (create && ftruncate(fd, 4096) != 0) {
-    close(fd);
-    shm_unlink(name);
-    return NULL;
+  size_t len;
+  void *p = ofi_cgobj_open(name, &len);
+  if (p && len != PAGE) {
+    munmap(p, len);
+    p = NULL;
   }
-  void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close(fd);
-  return p == MAP_FAILED ? NULL : p;
+  return p;
 }
 
 /* Create our page (before the address exchange). 0, or -1: no bell. */
@@ -74,9 +72,9 @@ int ofi_bell_create(const struct lapi_boot *b)
   if (pages == NULL)
     return -1;
   name_of(my_name, sizeof my_name, b, b->rank);
-  shm_unlink(my_name); /* a leftover of a crashed job with our key */
-  pages[ofi.me] = map(my_name, 1);
+  pages[ofi.me] = ofi_cgobj_create(my_name, PAGE);
   if (pages[ofi.me] == NULL) {
+    my_name[0] = '\0';
     free(pages);
     pages = NULL;
     return -1;
@@ -96,7 +94,7 @@ void ofi_bell_attach(const struct lapi_boot *b)
       continue;
     char name[128];
     name_of(name, sizeof name, b, (int)t);
-    pages[t] = map(name, 0);
+    pages[t] = map_peer(name);
   }
 }
 
@@ -116,7 +114,7 @@ void ofi_bell_close(void)
   ofi_bell_unlink();
   for (uint t = 0; t < ofi.ntasks; t++)
     if (pages[t])
-      munmap(pages[t], 4096);
+      munmap(pages[t], PAGE);
   free(pages);
   pages = NULL;
 }

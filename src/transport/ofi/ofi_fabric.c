@@ -747,7 +747,6 @@ static void close_all(void)
   ofi.pull_sources = 0;
   ofi.cma = 0;
   ofi_lane_close();
-  ofi.lane = 0;
   ofi_bell_close();
   __atomic_store_n(&ofi.up, 0, __ATOMIC_RELEASE);
 }
@@ -762,8 +761,10 @@ static int open_endpoint(struct lapi_boot *b)
   int rc = provider_up(b);
   if (rc == LAPI_SUCCESS)
     rc = open_objects();
-  if (rc == LAPI_SUCCESS && ofi.wait_fd < 0 && ofi_bell_create(b) == 0)
-    ofi_lane_create(b); /* no wait object: a doorbell if all are here */
+  if (rc == LAPI_SUCCESS && ofi.wait_fd < 0) {
+    ofi_bell_create(b); /* no wait object: a doorbell if all are here */
+    ofi_lane_create(b); /* and a lane where the doorbell is */
+  }
   if (rc == LAPI_SUCCESS)
     rc = exchange(b);
   if (rc == LAPI_SUCCESS) {
@@ -771,7 +772,6 @@ static int open_endpoint(struct lapi_boot *b)
     send_defaults();
     ofi_bell_attach(b);
     ofi_lane_attach(b);
-    ofi.lane = ofi_lane_on();
     lapi_spin_hint_procs(b->local_size);
   }
   if (rc == LAPI_SUCCESS)

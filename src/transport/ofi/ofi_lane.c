@@ -30,17 +30,15 @@
  * bugs and garbage, not against a hostile process of the same user.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <unistd.h>
 
 #include "transport/boot/boot.h"
 #include "transport/ofi/ofi.h"
+#include "transport/ofi/ofi_shm_sweep.h"
 
 #define LANE_MAGIC 0x454e414c69706c6fULL /* "olpiLANE" */
 #define LANE_PAGE 4096       /* the object's header page */
@@ -97,7 +95,7 @@ int ofi_lane_corrupt_next;
 
 static void name_of(char *out, size_t n, const struct lapi_boot *b, int rank)
 {
-  snprintf(out, n, "/lapi-lane-%s-%d", b->job_key, rank);
+  ofi_cg_object_name(out, n, "lane", b->job_key, rank);
 }
 
 static size_t seg_bytes(uint64_t ntasks, uint64_t ring)
@@ -153,84 +151,61 @@ static int room_in_dev_shm(size_t one)
   return 0;
 }
 
-int ofi_lane_create(const struct lapi_boot *b)
+void ofi_lane_create(const struct lapi_boot *b)
 {
   if (!ofi.lane_want || !ofi_bell_on())
-    return -1;
-  outs = calloc(ofi.ntasks, sizeof *outs);
-  ins = calloc(ofi.ntasks, sizeof *ins);
-  if (outs == NULL || ins == NULL)
-    goto fail;
+    return;
   in_size = ring_size();
   in_len = seg_bytes(ofi.ntasks, in_size);
   if (!room_in_dev_shm(in_len))
-    goto fail;
-  name_of(my_name, sizeof my_name, b, b->rank);
-  shm_unlink(my_name); /* a leftover of a crashed job with our key */
-  int fd = shm_open(my_name, O_RDWR | O_CREAT | O_EXCL, 0600);
-  if (fd < 0)
-    goto fail;
-  /* Reserved now: a tmpfs that fills up later would kill the sender
-   * that touches a new page (SIGBUS), not fail a call. */
-  int rc = posix_fallocate(fd, 0, (off_t)in_len);
-  void *p = rc == 0 ? mmap(NULL, in_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-                           fd, 0)
-                    : MAP_FAILED;
-  close(fd);
-  if (p == MAP_FAILED) {
+    return;
+  outs = calloc(ofi.ntasks, sizeof *outs);
+  ins = calloc(ofi.ntasks, sizeof *ins);
+  char name[128];
+  name_of(name, sizeof name, b, b->rank);
+  in_seg = outs && ins ? ofi_cgobj_create(name, in_len) : NULL;
+  if (in_seg == NULL) {
     LAPI_LOG(LAPI_LOG_INFO, "ofi: no shared-memory lane (%zu bytes in "
              "/dev/shm: %s); packets go through the provider", in_len,
-             strerror(rc ? rc : errno));
-    shm_unlink(my_name);
-    my_name[0] = '\0';
-    goto fail;
+             strerror(errno));
+    free(outs);
+    free(ins);
+    outs = NULL;
+    ins = NULL;
+    return;
   }
-  in_seg = p;
-  struct lane_head *hd = p;
+  snprintf(my_name, sizeof my_name, "%s", name);
+  struct lane_head *hd = (struct lane_head *)in_seg;
   hd->ntasks = ofi.ntasks;
   hd->ring_bytes = in_size;
   __atomic_store_n(&hd->magic, LANE_MAGIC, __ATOMIC_RELEASE);
   for (uint t = 0; t < ofi.ntasks; t++)
     if (t != ofi.me)
       ins[nins++] = (struct lane_in){ring_of(in_seg, in_size, t), 0, t};
-  return 0;
-fail:
-  free(outs);
-  free(ins);
-  outs = NULL;
-  ins = NULL;
-  nins = 0;
-  return -1;
 }
 
-/* Map peer t's object and find our ring in it; NULL if it has none or
- * it does not describe itself as we expect. */
+/* Map peer t's object and find our ring in it; -1 if it has none or it
+ * does not describe itself as we expect. */
 static int attach_one(const struct lapi_boot *b, uint t)
 {
   char name[128];
   name_of(name, sizeof name, b, (int)t);
-  int fd = shm_open(name, O_RDWR, 0600);
-  if (fd < 0)
+  size_t len;
+  unsigned char *p = ofi_cgobj_open(name, &len);
+  if (p == NULL)
     return -1;
-  struct stat st;
-  void *p = MAP_FAILED;
-  if (fstat(fd, &st) == 0 && (size_t)st.st_size > LANE_PAGE)
-    p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-             fd, 0);
-  close(fd);
-  if (p == MAP_FAILED)
-    return -1;
-  const struct lane_head *hd = p;
-  uint64_t ring = hd->ring_bytes;
-  if (__atomic_load_n(&hd->magic, __ATOMIC_ACQUIRE) != LANE_MAGIC ||
+  const struct lane_head *hd = (const struct lane_head *)p;
+  uint64_t ring = len > LANE_PAGE ? hd->ring_bytes : 0;
+  if (ring == 0 ||
+      __atomic_load_n(&hd->magic, __ATOMIC_ACQUIRE) != LANE_MAGIC ||
       hd->ntasks != ofi.ntasks || ring < 4096 || (ring & (ring - 1)) ||
-      seg_bytes(hd->ntasks, ring) != (size_t)st.st_size) {
-    munmap(p, (size_t)st.st_size);
+      seg_bytes(hd->ntasks, ring) != len) {
+    munmap(p, len);
     return -1;
   }
   struct lane_out *o = &outs[t];
   o->seg = p;
-  o->seg_len = (size_t)st.st_size;
+  o->seg_len = len;
   o->size = ring;
   o->r = ring_of(p, ring, ofi.me);
   return 0;
@@ -238,8 +213,9 @@ static int attach_one(const struct lapi_boot *b, uint t)
 
 void ofi_lane_attach(const struct lapi_boot *b)
 {
-  if (outs == NULL)
+  if (in_seg == NULL)
     return;
+  ofi.lane = 1;
   uint missing = 0;
   for (uint t = 0; t < ofi.ntasks; t++)
     if (t != ofi.me && attach_one(b, t) != 0)
@@ -259,6 +235,7 @@ void ofi_lane_unlink(void)
 
 void ofi_lane_close(void)
 {
+  ofi.lane = 0;
   ofi_lane_unlink();
   if (outs)
     for (uint t = 0; t < ofi.ntasks; t++)
@@ -274,10 +251,6 @@ void ofi_lane_close(void)
   in_seg = NULL;
 }
 
-int ofi_lane_on(void)
-{
-  return outs != NULL;
-}
 
 int ofi_lane_push(uint peer, const void *a, size_t alen, const void *z,
                   size_t zlen)
@@ -303,12 +276,15 @@ int ofi_lane_push(uint peer, const void *a, size_t alen, const void *z,
   uint64_t skip = o->size - pos < need ? o->size - pos : 0;
   if (h + skip + need - o->tail_seen > o->size) {
     o->tail_seen = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
-    if (o->tail_seen > h || h + skip + need - o->tail_seen > o->size)
+    if (o->tail_seen > h || h + skip + need - o->tail_seen > o->size) {
+      ofi.st.lane_full++;
       return -FI_EAGAIN; /* full until the peer reads */
+    }
   }
   unsigned char *data = ring_data(r);
   if (skip) {
     ((struct lane_rec *)(data + pos))->len = LANE_WRAP;
+    ofi.st.lane_wraps++;
     h += skip;
     pos = 0;
   }

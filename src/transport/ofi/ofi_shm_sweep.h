@@ -10,6 +10,11 @@
  * and LAPI before it opens the first shm endpoint of a process (no live
  * process but this one can own regions named after its pid).
  *
+ * The doorbell and the lane of a CG (ofi_bell.c, ofi_lane.c) are named
+ * after the job key and its rank (ofi_cg_object_name) and unlinked by
+ * the CG once every peer mapped them; lapirun removes those of a CG that
+ * ended before that (ofi_shm_sweep_cg).
+ *
  * Header-only so that lapirun, which does not link liblapi, shares it.
  */
 #ifndef LAPI_OFI_SHM_SWEEP_H
@@ -41,6 +46,24 @@ static inline int ofi_shm_sweep_pid(pid_t pid)
   }
   closedir(d);
   return gone;
+}
+
+/* The name of a CG's own object: kind "ofi" (its doorbell) or "lane". */
+static inline void ofi_cg_object_name(char *out, size_t n, const char *kind,
+                                      const char *job_key, int rank)
+{
+  snprintf(out, n, "/lapi-%s-%s-%d", kind, job_key, rank);
+}
+
+/* Unlink the objects of CG rank of the job job_key, if still there. */
+static inline void ofi_shm_sweep_cg(const char *job_key, int rank)
+{
+  static const char *const kinds[] = {"ofi", "lane"};
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+    char name[160];
+    ofi_cg_object_name(name, sizeof name, kinds[k], job_key, rank);
+    shm_unlink(name);
+  }
 }
 
 #endif
